@@ -1,0 +1,3 @@
+"""memtui: an OpenClaw-compatible agent-memory engine and terminal app."""
+
+__version__ = "0.1.0"

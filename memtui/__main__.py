@@ -1,0 +1,5 @@
+"""Allow `python -m memtui`."""
+
+from memtui.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,132 @@
+"""Everything resolved for one agent: state dir, config, workspace, sessions dir, store, settings."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from memtui.config import (
+    PROFILES,
+    LoadedConfig,
+    MemorySearchSettings,
+    citations_mode,
+    load_config_file,
+    memory_backend,
+    resolve_memory_search,
+)
+from memtui.errors import ConfigError, PathError
+from memtui.paths import (
+    default_agent_id,
+    expand_user,
+    memtui_dir,
+    memtui_store_path,
+    normalize_agent_id,
+    openclaw_store_path,
+    resolve_config_path,
+    resolve_state_dir,
+    resolve_workspace_dir,
+    sessions_dir,
+)
+
+
+@dataclass
+class AgentEnv:
+    """The resolved environment of one agent, shared by the CLI, the TUI and the MCP server."""
+
+    state_dir: Path
+    config_path: Path
+    config: LoadedConfig
+    agent_id: str
+    workspace_dir: Path
+    sessions_dir: Path
+    store_path: Path
+    settings: MemorySearchSettings
+    read_only: bool = False
+    profile: str = "memtui"
+    requested_provider: str = "auto"
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def raw(self) -> dict[str, Any]:
+        """The raw (env-substituted) config object."""
+        return self.config.raw
+
+    @property
+    def citations(self) -> str:
+        """`memory.citations` mode."""
+        return citations_mode(self.raw)
+
+    @property
+    def backend(self) -> str:
+        """`memory.backend`: builtin or qmd."""
+        return memory_backend(self.raw)
+
+    @property
+    def memtui_dir(self) -> Path:
+        """memtui's own state folder (`<state>/memtui`)."""
+        return memtui_dir(self.state_dir)
+
+    @property
+    def openclaw_store_path(self) -> Path:
+        """Where OpenClaw itself keeps this agent's index."""
+        return openclaw_store_path(self.settings.store.path, self.state_dir, self.agent_id)
+
+    def with_settings(self, settings: MemorySearchSettings) -> AgentEnv:
+        """A copy with other memory-search settings."""
+        return replace(self, settings=settings)
+
+
+def resolve_agent(
+    *,
+    state_dir: str | None = None,
+    workspace: str | None = None,
+    agent: str | None = None,
+    config: str | None = None,
+    provider: str | None = None,
+    store: str | None = None,
+    read_only: bool = False,
+    profile: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> AgentEnv:
+    """Resolve an agent's environment from command-line style overrides and the OpenClaw config."""
+    env = os.environ if env is None else env
+    state = resolve_state_dir(state_dir, env)
+    config_path = resolve_config_path(state, config, env)
+    if config and not config_path.exists():
+        raise ConfigError(f"{config_path}: config file not found")
+    loaded = load_config_file(config_path)
+    agent_id = normalize_agent_id(agent) if agent else default_agent_id(loaded.raw)
+    if workspace:
+        workspace_dir = expand_user(workspace, env).resolve()
+        if not workspace_dir.is_dir():
+            raise PathError(f"workspace {workspace_dir} is not a directory")
+    else:
+        workspace_dir = resolve_workspace_dir(loaded.raw, agent_id, state, env)
+    settings = resolve_memory_search(loaded.raw, agent_id, str(config_path))
+    requested = settings.provider
+    if provider:
+        settings = replace(settings, provider=provider.strip())
+        requested = provider.strip()
+    chosen_profile = profile or env.get("MEMTUI_PROFILE") or "memtui"
+    if chosen_profile not in PROFILES:
+        raise ConfigError(f"unknown ranking profile {chosen_profile!r}; use one of {', '.join(PROFILES)}")
+    store_path = expand_user(store, env).resolve() if store else memtui_store_path(state, agent_id)
+    if read_only and not store_path.exists():
+        raise PathError(f"--read-only needs an existing index; {store_path} does not exist")
+    return AgentEnv(
+        state_dir=state,
+        config_path=config_path,
+        config=loaded,
+        agent_id=agent_id,
+        workspace_dir=workspace_dir,
+        sessions_dir=sessions_dir(state, agent_id),
+        store_path=store_path,
+        settings=settings,
+        read_only=read_only,
+        profile=chosen_profile,
+        requested_provider=requested,
+        warnings=list(loaded.warnings),
+    )

@@ -1,0 +1,385 @@
+"""Bootstrap ("Project Context") files as OpenClaw injects them: order, budgets, head/tail truncation (§1.3).
+
+Lengths are JavaScript UTF-16 code units; slicing never cuts a surrogate pair.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from memtui.agent import AgentEnv
+from memtui.config import agent_entry, get_path
+from memtui.errors import ConfigError
+
+BOOTSTRAP_ORDER = (
+    "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md",
+)
+MINIMAL_BOOTSTRAP_ALLOWLIST = frozenset({"AGENTS.md", "TOOLS.md", "SOUL.md", "IDENTITY.md", "USER.md"})
+MIN_BOOTSTRAP_FILE_BUDGET_CHARS = 64
+MIN_TRIMMED_CONTENT_CHARS = 16
+VARIANTS = ("2026.4", "2026.2")
+
+
+@dataclass(frozen=True)
+class BudgetVariant:
+    """Defaults and head/tail ratios of one OpenClaw release line."""
+
+    max_chars: int
+    total_max_chars: int
+    head_ratio: float
+    tail_ratio: float
+
+
+BUDGETS = {
+    "2026.4": BudgetVariant(12000, 60000, 0.75, 0.25),
+    "2026.2": BudgetVariant(20000, 150000, 0.7, 0.2),
+}
+
+# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator code points.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def utf16_len(text: str) -> int:
+    """Length in UTF-16 code units (JavaScript's `.length`)."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def utf16_head(text: str, units: int) -> str:
+    """The first `units` UTF-16 code units, one fewer when that would split a surrogate pair."""
+    if units <= 0:
+        return ""
+    data = text.encode("utf-16-le")
+    if units * 2 >= len(data):
+        return text
+    cut = data[: units * 2]
+    if 0xD800 <= int.from_bytes(cut[-2:], "little") <= 0xDBFF:
+        cut = cut[:-2]
+    return cut.decode("utf-16-le")
+
+
+def utf16_tail(text: str, units: int) -> str:
+    """The last `units` UTF-16 code units, one fewer when that would split a surrogate pair."""
+    if units <= 0:
+        return ""
+    data = text.encode("utf-16-le")
+    if units * 2 >= len(data):
+        return text
+    cut = data[len(data) - units * 2:]
+    if 0xDC00 <= int.from_bytes(cut[:2], "little") <= 0xDFFF:
+        cut = cut[2:]
+    return cut.decode("utf-16-le")
+
+
+def js_trim_end(text: str) -> str:
+    """JavaScript `trimEnd()`."""
+    return text.rstrip(_JS_WHITESPACE)
+
+
+def js_trim(text: str) -> str:
+    """JavaScript `trim()`."""
+    return text.strip(_JS_WHITESPACE)
+
+
+def clamp_to_budget(content: str, budget: int) -> str:
+    """Cut `content` to `budget` UTF-16 units, ending in `…` when something was cut (budget > 3)."""
+    if budget <= 0:
+        return ""
+    if utf16_len(content) <= budget:
+        return content
+    if budget <= 3:
+        return utf16_head(content, budget)
+    return utf16_head(content, budget - 1) + "…"
+
+
+def _long_marker(name: str, head: int, tail: int, original: int) -> str:
+    return "\n".join([
+        "",
+        f"[...truncated, read {name} for full content...]",
+        f"…(truncated {name}: kept {head}+{tail} chars of {original})…",
+        "",
+    ])
+
+
+def _compact_marker(head: int, tail: int, original: int) -> str:
+    return f"[…truncated {head}+{tail}/{original}]"
+
+
+def _trim_2026_2(trimmed: str, name: str, max_chars: int, original: int) -> str:
+    head_chars = math.floor(max_chars * BUDGETS["2026.2"].head_ratio)
+    tail_chars = math.floor(max_chars * BUDGETS["2026.2"].tail_ratio)
+    marker = _long_marker(name, head_chars, tail_chars, original)
+    return "\n".join([utf16_head(trimmed, head_chars), marker, utf16_tail(trimmed, tail_chars)])
+
+
+def _trim_2026_4(trimmed: str, name: str, max_chars: int, original: int) -> str:
+    variant = BUDGETS["2026.4"]
+    probe = _long_marker(name, 0, 0, original)
+    use_long = max_chars - utf16_len(probe) - 2 >= MIN_TRIMMED_CONTENT_CHARS
+
+    def marker_for(head: int, tail: int) -> str:
+        return _long_marker(name, head, tail, original) if use_long else _compact_marker(head, tail, original)
+
+    def separators(head: int, tail: int) -> int:
+        return (int(head > 0) + int(tail > 0)) if use_long else 0
+
+    head = tail = 0
+    marker = marker_for(0, 0)
+    for _ in range(3):
+        budget = max(0, max_chars - utf16_len(marker) - separators(head, tail))
+        next_head = math.floor(budget * variant.head_ratio)
+        next_tail = math.floor(budget * variant.tail_ratio)
+        next_marker = marker_for(next_head, next_tail)
+        if (next_head, next_tail, utf16_len(next_marker)) == (head, tail, utf16_len(marker)):
+            break
+        head, tail, marker = next_head, next_tail, next_marker
+    rendered = head + tail + utf16_len(marker) + separators(head, tail)
+    while rendered > max_chars and (head > 0 or tail > 0):
+        overflow = rendered - max_chars
+        if tail > 0:
+            tail = max(0, tail - overflow)
+        else:
+            head = max(0, head - overflow)
+        marker = marker_for(head, tail)
+        rendered = head + tail + utf16_len(marker) + separators(head, tail)
+    if head == 0 and tail == 0 and original > 0:
+        single = marker_for(1, 0)
+        if 1 + utf16_len(single) + separators(1, 0) <= max_chars:
+            head, marker = 1, single
+    parts = [p for p in (utf16_head(trimmed, head), marker, utf16_tail(trimmed, tail)) if p]
+    text = ("\n" if use_long else "").join(parts)
+    return utf16_head(text, max_chars) if utf16_len(text) > max_chars else text
+
+
+def trim_bootstrap_content(content: str, name: str, max_chars: int,
+                           variant: str = "2026.4") -> tuple[str, bool]:
+    """`trimEnd()`, then head + marker + tail when over `max_chars`; returns (text, truncated)."""
+    trimmed = js_trim_end(content)
+    original = utf16_len(trimmed)
+    if original <= max_chars:
+        return trimmed, False
+    if variant == "2026.2":
+        return _trim_2026_2(trimmed, name, max_chars, original), True
+    return _trim_2026_4(trimmed, name, max_chars, original), True
+
+
+@dataclass(frozen=True)
+class BootstrapSource:
+    """One bootstrap file as loaded from the workspace (before budgeting)."""
+
+    name: str
+    path: str
+    content: str | None
+    missing: bool
+
+
+@dataclass(frozen=True)
+class BootstrapFile:
+    """One bootstrap file's fate: its raw size, what was injected and whether it was cut or skipped."""
+
+    name: str
+    path: str
+    missing: bool
+    raw_chars: int
+    injected_chars: int
+    truncated: bool
+    skipped: bool
+    text: str
+    file_max_chars: int
+
+    def to_json(self) -> dict[str, Any]:
+        """camelCase shape, like OpenClaw's `systemPromptReport` entries."""
+        return {
+            "name": self.name,
+            "path": self.path,
+            "missing": self.missing,
+            "rawChars": self.raw_chars,
+            "injectedChars": self.injected_chars,
+            "truncated": self.truncated,
+            "skipped": self.skipped,
+            "fileMaxChars": self.file_max_chars,
+        }
+
+
+@dataclass(frozen=True)
+class BootstrapReport:
+    """The whole Project Context of one session: per-file results, totals and the budgets used."""
+
+    files: list[BootstrapFile]
+    total_raw: int
+    total_injected: int
+    max_chars: int
+    total_max_chars: int
+    variant: str
+    minimal: bool
+    session_key: str | None
+    warnings: list[str]
+
+    def to_json(self, *, include_text: bool = False) -> dict[str, Any]:
+        """camelCase shape; `include_text` adds each file's injected text."""
+        files = []
+        for f in self.files:
+            data = f.to_json()
+            if include_text:
+                data["text"] = f.text
+            files.append(data)
+        return {
+            "variant": self.variant,
+            "sessionKey": self.session_key,
+            "minimal": self.minimal,
+            "maxChars": self.max_chars,
+            "totalMaxChars": self.total_max_chars,
+            "totalRawChars": self.total_raw,
+            "totalInjectedChars": self.total_injected,
+            "files": files,
+            "warnings": list(self.warnings),
+        }
+
+
+def is_minimal_session(session_key: str | None) -> bool:
+    """Sub-agent and cron sessions get only the minimal bootstrap allowlist."""
+    if not session_key:
+        return False
+    key = session_key.strip().lower()
+    return "subagent:" in key or key.startswith("cron:") or ":cron:" in key
+
+
+def _read_text(path: Path) -> str | None:
+    try:
+        return path.read_bytes().decode("utf-8", errors="replace")
+    except OSError:
+        return None
+
+
+def _memory_sources(workspace: Path, variant: str) -> list[BootstrapSource]:
+    if variant == "2026.2":
+        seen: set[str] = set()
+        found = []
+        for name in ("MEMORY.md", "memory.md"):
+            path = workspace / name
+            if not path.exists():
+                continue
+            real = os.path.realpath(path)
+            if real in seen:
+                continue
+            seen.add(real)
+            text = _read_text(path)
+            if text is not None:
+                found.append(BootstrapSource(name, str(path), text, False))
+        return found
+    try:
+        names = set(os.listdir(workspace))
+    except OSError:
+        return []
+    path = workspace / "MEMORY.md"
+    if "MEMORY.md" not in names or path.is_symlink() or not path.is_file():
+        return []
+    text = _read_text(path)
+    return [] if text is None else [BootstrapSource("MEMORY.md", str(path), text, False)]
+
+
+def load_bootstrap_files(workspace: Path, *, minimal: bool = False,
+                         variant: str = "2026.4") -> list[BootstrapSource]:
+    """The bootstrap files in OpenClaw's order; missing ones (except MEMORY.md) are marked missing."""
+    sources = []
+    for name in BOOTSTRAP_ORDER[:-1]:
+        path = workspace / name
+        text = _read_text(path) if path.is_file() else None
+        sources.append(BootstrapSource(name, str(path), text, text is None))
+    sources.extend(_memory_sources(workspace, variant))
+    if minimal:
+        sources = [s for s in sources if s.name in MINIMAL_BOOTSTRAP_ALLOWLIST]
+    return sources
+
+
+def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max_chars: int,
+                    variant: str = "2026.4") -> tuple[list[BootstrapFile], list[str]]:
+    """Apply the per-file and total budgets in order; returns the per-file results and OpenClaw's warnings."""
+    remaining = max(1, total_max_chars)
+    results: list[BootstrapFile] = []
+    warnings: list[str] = []
+    stopped = False
+    for source in sources:
+        raw = utf16_len(source.content) if source.content is not None else 0
+        if not stopped and remaining <= 0:
+            stopped = True
+        if not stopped and source.missing:
+            text = clamp_to_budget(f"[MISSING] Expected at: {source.path}", remaining)
+            if text:
+                results.append(BootstrapFile(source.name, source.path, True, 0, utf16_len(text), False, False,
+                                             text, remaining))
+                remaining = max(0, remaining - utf16_len(text))
+                continue
+            stopped = True
+        if not stopped and remaining < MIN_BOOTSTRAP_FILE_BUDGET_CHARS:
+            warnings.append(f"remaining bootstrap budget is {remaining} chars "
+                            f"(<{MIN_BOOTSTRAP_FILE_BUDGET_CHARS}); skipping additional bootstrap files")
+            stopped = True
+        if stopped:
+            results.append(BootstrapFile(source.name, source.path, source.missing, raw, 0, False, True, "",
+                                         0))
+            continue
+        file_max = max(1, min(max_chars, remaining))
+        trimmed, truncated = trim_bootstrap_content(source.content or "", source.name, file_max, variant)
+        text = clamp_to_budget(trimmed, remaining)
+        if truncated or utf16_len(text) < utf16_len(trimmed):
+            original = utf16_len(js_trim_end(source.content or ""))
+            warnings.append(f"workspace bootstrap file {source.name} is {original} chars (limit {file_max}); "
+                            "truncating in injected context")
+        injected = utf16_len(text)
+        remaining = max(0, remaining - injected)
+        results.append(BootstrapFile(source.name, source.path, False, raw, injected,
+                                     truncated or injected < utf16_len(trimmed), not text, text, file_max))
+    return results, warnings
+
+
+def _positive_int(value: Any) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if not math.isfinite(value) or value <= 0:
+        return None
+    return math.floor(value)
+
+
+def resolve_budgets(raw: dict[str, Any], agent_id: str | None, variant: str = "2026.4") -> tuple[int, int]:
+    """Per-file and total caps: agent entry, then `agents.defaults`, then the variant's defaults."""
+    defaults = BUDGETS[variant]
+    entry = (agent_entry(raw, agent_id) if agent_id else None) or {}
+
+    def pick(key: str, fallback: int) -> int:
+        value = _positive_int(entry.get(key))
+        if value is None:
+            value = _positive_int(get_path(raw, "agents", "defaults", key))
+        return fallback if value is None else value
+
+    per_file = pick("bootstrapMaxChars", defaults.max_chars)
+    return per_file, pick("bootstrapTotalMaxChars", defaults.total_max_chars)
+
+
+def bootstrap_report(env: AgentEnv, *, session_key: str | None = None,
+                     variant: str = "2026.4") -> BootstrapReport:
+    """What OpenClaw would inject as Project Context for `session_key` (main session when None)."""
+    if variant not in BUDGETS:
+        raise ConfigError(f"unknown bootstrap variant {variant!r}; use one of {', '.join(VARIANTS)}")
+    minimal = is_minimal_session(session_key)
+    max_chars, total_max = resolve_budgets(env.raw, env.agent_id, variant)
+    sources = load_bootstrap_files(env.workspace_dir, minimal=minimal, variant=variant)
+    files, warnings = build_bootstrap(sources, max_chars=max_chars, total_max_chars=total_max,
+                                      variant=variant)
+    return BootstrapReport(
+        files=files,
+        total_raw=sum(f.raw_chars for f in files),
+        total_injected=sum(f.injected_chars for f in files),
+        max_chars=max_chars,
+        total_max_chars=total_max,
+        variant=variant,
+        minimal=minimal,
+        session_key=session_key,
+        warnings=warnings,
+    )

@@ -1,0 +1,86 @@
+"""`memtui ...`: the command line. Each subcommand lives in `memtui/commands/<name>.py`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from memtui import __version__
+from memtui.agent import AgentEnv, resolve_agent
+from memtui.errors import MemtuiError
+
+# Modules under memtui.commands, each with `register(subparsers, parents)`.
+COMMAND_MODULES = (
+    "status",
+    "index",
+    "search",
+    "get",
+    "sessions", "context",
+)
+
+
+def common_parser() -> argparse.ArgumentParser:
+    """The options every subcommand accepts."""
+    parser = argparse.ArgumentParser(add_help=False)
+    group = parser.add_argument_group("agent")
+    group.add_argument("--state-dir", metavar="DIR", help="OpenClaw state dir (default ~/.openclaw or $OPENCLAW_STATE_DIR)")
+    group.add_argument("--workspace", metavar="DIR", help="memory workspace (default: the agent's configured workspace)")
+    group.add_argument("--agent", metavar="ID", help="agent id (default: the configured default agent)")
+    group.add_argument("--config", metavar="FILE", help="openclaw.json to read (default <state>/openclaw.json)")
+    group.add_argument("--provider", metavar="ID", help="embedding provider override; 'none' means FTS-only")
+    group.add_argument("--store", metavar="FILE", help="index file (default <state>/memtui/<agent>.sqlite)")
+    group.add_argument("--read-only", action="store_true", help="open an existing index without writing to it")
+    return parser
+
+
+def agent_from_args(args: argparse.Namespace) -> AgentEnv:
+    """Resolve the agent environment from the common options."""
+    env = resolve_agent(
+        state_dir=args.state_dir,
+        workspace=args.workspace,
+        agent=args.agent,
+        config=args.config,
+        provider=args.provider,
+        store=args.store,
+        read_only=args.read_only,
+        profile=getattr(args, "profile", None),
+    )
+    for warning in env.warnings:
+        print(f"memtui: warning: {warning}", file=sys.stderr)
+    return env
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The full argument parser with every registered subcommand."""
+    common = common_parser()
+    parser = argparse.ArgumentParser(
+        prog="memtui",
+        description="See into, debug and curate an OpenClaw agent's memory.",
+        parents=[common],
+    )
+    parser.add_argument("--version", action="version", version=f"memtui {__version__}")
+    parser.add_argument("--screenshot", metavar="FILE.svg", help="render the app's first screen to an SVG and exit")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        module = importlib.import_module(f"memtui.commands.{name}")
+        module.register(subparsers, [common])
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the `memtui` console script."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            from memtui.commands.tui import run_app
+
+            return run_app(args)
+        return int(args.func(args) or 0)
+    except MemtuiError as exc:
+        print(f"memtui: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130

@@ -1,0 +1,1 @@
+"""One module per `memtui` subcommand, each exposing `register(subparsers, parents)`."""

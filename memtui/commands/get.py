@@ -1,0 +1,37 @@
+"""`memtui get PATH [--from N] [--lines N] [--json]`: the memory_get tool."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from memtui.cli import agent_from_args
+from memtui.commands.output import print_json
+from memtui.tools import get_limits, memory_get
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `get` subcommand."""
+    parser = subparsers.add_parser("get", parents=parents, help="read lines of a memory file (memory_get)")
+    parser.add_argument("path", help="workspace-relative path, e.g. memory/2026-04-28.md")
+    parser.add_argument("--from", dest="from_line", type=int, metavar="N", help="first line (1-based)")
+    parser.add_argument("--lines", type=int, metavar="N", help="number of lines (default 120)")
+    parser.add_argument("--json", action="store_true", help="print the memory_get JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Read and print (no index needed)."""
+    env = agent_from_args(args)
+    max_chars, default_lines = get_limits(env.raw)
+    result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
+                        extra_paths=env.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+    if args.json:
+        print_json(result)
+        return 1 if result.get("error") else 0
+    if result.get("error"):
+        print(f"memtui: error: {args.path}: {result['error']} (allowed: MEMORY.md, DREAMS.md, memory/**/*.md, "
+              "extra paths; .md only, no symlinks)", file=sys.stderr)
+        return 1
+    print(result["text"])
+    return 0

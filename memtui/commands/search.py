@@ -1,0 +1,91 @@
+"""`memtui search QUERY`: search memory like `openclaw memory search`, with score traces on request."""
+
+from __future__ import annotations
+
+import argparse
+
+from memtui.cli import agent_from_args
+from memtui.commands.output import fixed3, print_json
+from memtui.config import PROFILES
+from memtui.manager import MemoryManager
+from memtui.search import Candidate, SearchResponse
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `search` subcommand."""
+    parser = subparsers.add_parser("search", parents=parents, help="search memory (memory_search)")
+    parser.add_argument("query", nargs="?", help="the query")
+    parser.add_argument("--query", dest="query_opt", metavar="TEXT", help="the query (wins over the positional)")
+    parser.add_argument("--json", action="store_true", help="print the memory_search JSON")
+    parser.add_argument("--max-results", type=int, metavar="N", help="results to return (default 6)")
+    parser.add_argument("--min-score", type=float, metavar="X", help="score threshold (default 0.35)")
+    parser.add_argument("--profile", choices=PROFILES, help="ranking profile (default memtui)")
+    parser.add_argument("--explain", action="store_true", help="show each hit's score trace and the FTS query")
+    parser.add_argument("--session-key", metavar="KEY", help="session key deciding citations in auto mode")
+    parser.add_argument("--no-sync", action="store_true", help="search the index as it is, without syncing first")
+    parser.set_defaults(func=run)
+
+
+def _trace_line(hit: Candidate, response: SearchResponse) -> str:
+    parts = [f"final {hit.score:.4f}"]
+    if response.mode == "hybrid":
+        parts.append(
+            f"= ({response.vector_weight:.2f}×vec {hit.vector_score or 0:.4f} + "
+            f"{response.text_weight:.2f}×text {hit.text_score or 0:.4f})"
+        )
+    else:
+        parts.append(f"base {hit.base_score:.4f}")
+    if hit.decay != 1.0:
+        parts.append(f"× decay {hit.decay:.4f} (age {hit.age_days:.1f} d)")
+    ranks = []
+    if hit.text_rank is not None:
+        ranks.append(f"text #{hit.text_rank}" + (f" (bm25 {hit.bm25:.4f})" if hit.bm25 is not None else ""))
+    if hit.vector_rank is not None:
+        ranks.append(f"vector #{hit.vector_rank}")
+    if ranks:
+        parts.append("· " + ", ".join(ranks))
+    if hit.mmr_rank is not None:
+        parts.append(f"· MMR {hit.sorted_rank}→{hit.mmr_rank}")
+    parts.append(f"· {hit.threshold or 'n/a'} minScore {response.min_score:g}")
+    parts.append(f"· via {'+'.join(hit.matched_by)}")
+    return "  " + " ".join(parts)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Search and print."""
+    query = args.query_opt or args.query
+    if not query or not query.strip():
+        raise SystemExit("memtui: error: a query is required (memtui search QUERY)")
+    env = agent_from_args(args)
+    with MemoryManager(env) as manager:
+        if not args.no_sync:
+            manager.ensure_indexed()
+        if args.json:
+            print_json(manager.memory_search(query, max_results=args.max_results, min_score=args.min_score,
+                                             session_key=args.session_key, explain=args.explain,
+                                             profile=args.profile))
+            return 0
+        response = manager.search(query, max_results=args.max_results, min_score=args.min_score,
+                                  profile=args.profile)
+        if args.explain:
+            info = response.explain()
+            print(f"Profile: {info['profile']} · mode: {info['mode']} · provider: "
+                  f"{manager.provider.id if manager.provider else 'none'}")
+            print(f"FTS query: {info['ftsQuery'] or '(none)'}")
+            if info["droppedTerms"]:
+                print(f"Dropped terms: {', '.join(info['droppedTerms'])}")
+            if info["keywordFallbackTerms"]:
+                print(f"Keyword fallback terms: {', '.join(info['keywordFallbackTerms'])}")
+            print(f"Candidates: {info['candidates']} (limit {info['candidateLimit']}) · below minScore "
+                  f"{info['minScore']:g}: {info['filteredByMinScore']}" + (" · relaxed" if info["relaxed"] else ""))
+            print()
+        if not response.results:
+            print("No matches.")
+            return 0
+        for hit in response.results:
+            print(f"{fixed3(hit.score)} {hit.path}:{hit.start_line}-{hit.end_line}")
+            if args.explain:
+                print(_trace_line(hit, response))
+            print(hit.snippet)
+            print()
+    return 0

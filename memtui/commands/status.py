@@ -1,0 +1,95 @@
+"""`memtui status [--json] [--deep]`: the index's state, shaped like `openclaw memory status`."""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+from typing import Any
+
+from memtui.cli import agent_from_args
+from memtui.commands.output import print_json
+from memtui.manager import MemoryManager
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `status` subcommand."""
+    parser = subparsers.add_parser("status", parents=parents, help="show the index's state")
+    parser.add_argument("--json", action="store_true", help="print the status object as JSON")
+    parser.add_argument("--deep", action="store_true", help="probe the embedding provider with a 'ping' embed")
+    parser.set_defaults(func=run)
+
+
+def _home(path: str) -> str:
+    home = str(Path.home())
+    return "~" + path[len(home):] if path.startswith(home + os.sep) else path
+
+
+def render(status: dict[str, Any], deep: bool) -> list[str]:
+    """Human lines for one agent's status."""
+    lines = [f"Memory Search ({status['agentId']})"]
+    lines.append(f"Provider: {status['provider']} (requested: {status['requestedProvider']})"
+                 + (" · memtui's bundled model" if status["providerSource"] == "memtui-model" else ""))
+    lines.append(f"Model: {status['model']}")
+    lines.append(f"Profile: {status['profile']} · search mode: {status['custom']['searchMode']}")
+    if status["custom"].get("providerUnavailableReason"):
+        lines.append(f"FTS-only because: {status['custom']['providerUnavailableReason']}")
+    lines.append(f"Sources: {', '.join(status['sources'])}")
+    if status["extraPaths"]:
+        lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")
+    lines.append(f"Indexed: {status['files']}/{status['scan']['memoryFiles']} files · {status['chunks']} chunks")
+    lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}")
+    lines.append(f"Store: {_home(status['dbPath'])}" + (" (read-only)" if status["readOnly"] else ""))
+    lines.append(f"Workspace: {_home(status['workspaceDir'])}")
+    if deep:
+        probe = status["embeddingProbe"]
+        lines.append("Embeddings: ready" if probe["ok"] else f"Embeddings error: {probe['error']}")
+    lines.append("By source:")
+    for entry in status["sourceCounts"]:
+        lines.append(f"  {entry['source']} · {entry['files']} files · {entry['chunks']} chunks")
+    if status.get("fallback"):
+        lines.append(f"Fallback: {status['fallback']['from']} ({status['fallback']['reason']})")
+    vector = status["vector"]
+    if not vector["enabled"]:
+        lines.append("Vector: disabled")
+    else:
+        lines.append(f"Vector: {'ready' if vector['available'] else 'unavailable'}")
+        if vector.get("dims"):
+            lines.append(f"Vector dims: {vector['dims']}")
+        if vector.get("loadError"):
+            lines.append(f"Vector error: {vector['loadError']}")
+    fts = status["fts"]
+    lines.append(f"FTS: {'ready' if fts['available'] else 'unavailable'}")
+    if fts.get("error"):
+        lines.append(f"FTS error: {fts['error']}")
+    cache = status["cache"]
+    lines.append(f"Embedding cache: {'enabled' if cache['enabled'] else 'disabled'} ({cache['entries']} entries)")
+    if cache.get("maxEntries"):
+        lines.append(f"Cache cap: {cache['maxEntries']}")
+    if status["issues"]:
+        lines.append("Issues:")
+        for issue in status["issues"]:
+            where = f":{issue['line']}" if issue.get("line") else ""
+            lines.append(f"  {issue['path']}{where}: {issue['reason']}")
+    return lines
+
+
+def run(args: argparse.Namespace) -> int:
+    """Print the status."""
+    env = agent_from_args(args)
+    with MemoryManager(env) as manager:
+        if not env.read_only and manager.store.read_meta() is not None:
+            manager.dirty = False
+        problems = []
+        if not env.workspace_dir.is_dir():
+            problems.append({"path": str(env.workspace_dir), "reason": "workspace directory missing"})
+        elif not (env.workspace_dir / "memory").is_dir():
+            problems.append({"path": str(env.workspace_dir / "memory"), "reason": "memory directory missing"})
+        problems.extend({"path": p, "reason": "additional memory path missing"} for p in manager.missing_paths())
+        status = manager.status(deep=args.deep)
+        status["issues"] = problems + status["issues"]
+    if args.json:
+        print_json(status)
+    else:
+        print("\n".join(render(status, args.deep)))
+    return 0

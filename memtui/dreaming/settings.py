@@ -1,0 +1,137 @@
+"""Dreaming settings (§12.1–12.2) from `plugins.entries.memory-core.config.dreaming`, and its clock."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime, tzinfo
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from memtui.config import get_path
+from memtui.errors import ConfigError
+
+STORAGE_MODES = ("inline", "separate", "both")
+
+
+@dataclass(frozen=True)
+class LightSettings:
+    """Light phase defaults."""
+
+    lookback_days: int = 2
+    limit: int = 100
+    dedupe_similarity: float = 0.9
+
+
+@dataclass(frozen=True)
+class DeepSettings:
+    """Deep phase defaults."""
+
+    limit: int = 10
+    min_score: float = 0.8
+    min_recall_count: int = 3
+    min_unique_queries: int = 3
+    recency_half_life_days: float = 14.0
+    max_age_days: float = 30.0
+
+
+@dataclass(frozen=True)
+class DreamingSettings:
+    """Resolved dreaming configuration."""
+
+    enabled: bool = False
+    timezone: str | None = None
+    storage_mode: str = "separate"
+    light: LightSettings = LightSettings()
+    deep: DeepSettings = DeepSettings()
+
+    def tz(self) -> tzinfo:
+        """The configured zone, else the local zone."""
+        return resolve_timezone(self.timezone)
+
+
+def resolve_timezone(name: str | None) -> tzinfo:
+    """An IANA zone by name; the system's local zone when `name` is empty."""
+    if not name:
+        local = datetime.now().astimezone().tzinfo
+        return local if local is not None else UTC
+    try:
+        return ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ConfigError(
+            f"unknown timezone {name!r} in the dreaming config; use an IANA name like Europe/Paris"
+        ) from exc
+
+
+def _number(block: Any, key: str, default: float) -> float:
+    value = block.get(key) if isinstance(block, dict) else None
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"dreaming setting {key!r} must be a non-negative number, got {value!r}")
+    return float(value)
+
+
+def dreaming_settings(raw: dict[str, Any]) -> DreamingSettings:
+    """Read `plugins.entries.memory-core.config.dreaming` (timezone falls back to `userTimezone`)."""
+    block = get_path(raw, "plugins", "entries", "memory-core", "config", "dreaming")
+    block = block if isinstance(block, dict) else {}
+    timezone = block.get("timezone") or get_path(raw, "agents", "defaults", "userTimezone")
+    mode = get_path(block, "storage", "mode") or "separate"
+    if mode not in STORAGE_MODES:
+        raise ConfigError(f"dreaming.storage.mode must be one of {', '.join(STORAGE_MODES)}, got {mode!r}")
+    light_block = get_path(block, "phases", "light")
+    deep_block = get_path(block, "phases", "deep")
+    light_defaults, deep_defaults = LightSettings(), DeepSettings()
+    return DreamingSettings(
+        enabled=block.get("enabled") is True,
+        timezone=timezone if isinstance(timezone, str) else None,
+        storage_mode=mode,
+        light=LightSettings(
+            lookback_days=int(_number(light_block, "lookbackDays", light_defaults.lookback_days)),
+            limit=int(_number(light_block, "limit", light_defaults.limit)),
+            dedupe_similarity=_number(light_block, "dedupeSimilarity", light_defaults.dedupe_similarity),
+        ),
+        deep=DeepSettings(
+            limit=int(_number(deep_block, "limit", deep_defaults.limit)),
+            min_score=_number(deep_block, "minScore", deep_defaults.min_score),
+            min_recall_count=int(_number(deep_block, "minRecallCount", deep_defaults.min_recall_count)),
+            min_unique_queries=int(_number(deep_block, "minUniqueQueries", deep_defaults.min_unique_queries)),
+            recency_half_life_days=_number(
+                deep_block, "recencyHalfLifeDays", deep_defaults.recency_half_life_days
+            ),
+            max_age_days=_number(deep_block, "maxAgeDays", deep_defaults.max_age_days),
+        ),
+    )
+
+
+def resolve_now(now: datetime | None) -> datetime:
+    """`now` as an aware datetime (naive values are taken as UTC); the current time when None."""
+    if now is None:
+        return datetime.now(UTC)
+    return now if now.tzinfo else now.replace(tzinfo=UTC)
+
+
+def dreaming_day(now: datetime, tz: tzinfo | None = None) -> str:
+    """`YYYY-MM-DD` of `now` in the dreaming zone (UTC when none is given)."""
+    return now.astimezone(tz or UTC).strftime("%Y-%m-%d")
+
+
+def diary_date(now: datetime, tz: tzinfo | None = None) -> str:
+    """en-US long date with time and short zone, e.g. `April 29, 2026 at 3:00 AM PDT`."""
+    local = now.astimezone(tz or UTC)
+    hour = local.hour % 12 or 12
+    suffix = "AM" if local.hour < 12 else "PM"
+    return f"{local:%B} {local.day}, {local.year} at {hour}:{local:%M} {suffix} {_zone_label(local)}"
+
+
+def _zone_label(local: datetime) -> str:
+    name = local.tzname() or ""
+    if name and name[0] not in "+-" and name != "UTC":
+        return name
+    offset = local.utcoffset()
+    minutes = int(offset.total_seconds() // 60) if offset is not None else 0
+    if minutes == 0:
+        return "UTC"
+    sign = "+" if minutes > 0 else "-"
+    hours, rest = divmod(abs(minutes), 60)
+    return f"GMT{sign}{hours}" + (f":{rest:02d}" if rest else "")

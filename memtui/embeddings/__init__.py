@@ -1,0 +1,1 @@
+"""Embedding providers: the interface, provider identity, and (per module) each provider."""

@@ -1,0 +1,69 @@
+"""The embedding provider interface and OpenClaw-identical provider identity (§2.4, §8.2)."""
+
+from __future__ import annotations
+
+import math
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from typing import Any
+
+from memtui.jsonutil import js_stringify, sha256_hex
+
+FTS_ONLY_MODEL = "fts-only"
+NO_PROVIDER = "none"
+DEFAULT_MAX_INPUT_TOKENS = 8192
+
+
+class EmbeddingProvider(ABC):
+    """A source of embedding vectors for queries and documents.
+
+    Subclasses set `id` (e.g. "openai", "local") and `model`, and may set
+    `max_input_tokens`; `dims` is known after the first embedding at the latest.
+    """
+
+    id: str = ""
+    model: str = ""
+    max_input_tokens: int = DEFAULT_MAX_INPUT_TOKENS
+
+    @property
+    def dims(self) -> int | None:
+        """Vector dimension, or None until the provider has embedded something."""
+        return getattr(self, "_dims", None)
+
+    @abstractmethod
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one search query."""
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed documents (chunks), one vector per text, in order."""
+
+    def cache_key_data(self) -> dict[str, Any] | None:
+        """Ordered data hashed into `providerKey`; None means `{provider: id, model}`."""
+        return None
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources (HTTP clients, models)."""
+
+    def _remember_dims(self, vectors: Sequence[Sequence[float]]) -> None:
+        if vectors and vectors[0]:
+            self._dims = len(vectors[0])
+
+
+def provider_key(provider: EmbeddingProvider | None) -> str:
+    """`computeProviderKey`: sha256 of JSON.stringify of the provider's cache-key data."""
+    if provider is None:
+        return sha256_hex(js_stringify({"provider": NO_PROVIDER, "model": FTS_ONLY_MODEL}))
+    data = provider.cache_key_data()
+    if data is not None:
+        return sha256_hex(js_stringify(data))
+    return sha256_hex(js_stringify({"provider": provider.id, "model": provider.model}))
+
+
+def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
+    """Replace non-finite values with 0, then L2-normalise (skipped when the norm is below 1e-10)."""
+    clean = [float(v) if math.isfinite(v) else 0.0 for v in vector]
+    norm = math.sqrt(sum(v * v for v in clean))
+    if norm < 1e-10:
+        return clean
+    return [v / norm for v in clean]

@@ -1,0 +1,195 @@
+"""OpenAI (and OpenAI-compatible) embeddings through the `openai` SDK (§8.3)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+import openai
+
+from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.http_retry import (
+    DEFAULT_CONCURRENCY,
+    QUERY_TIMEOUT_S,
+    RemoteEndpoint,
+    RetryPolicy,
+    batch_timeout,
+    cache_headers,
+    connection_failure,
+    embed_grouped,
+    http_failure,
+    resolve_remote,
+    timeout_failure,
+)
+from memtui.errors import ProviderError
+
+if TYPE_CHECKING:
+    from memtui.config import MemorySearchSettings
+    from memtui.embeddings.openai_batch import OpenAIBatchRunner
+
+DEFAULT_MODEL = "text-embedding-3-small"
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+KEY_HINT = "memorySearch.remote.apiKey, models.providers.openai.apiKey or OPENAI_API_KEY"
+_MAX_INPUT_TOKENS = {
+    "text-embedding-3-small": 8192,
+    "text-embedding-3-large": 8192,
+    "text-embedding-ada-002": 8191,
+}
+
+
+def normalize_model(model: str) -> str:
+    """Default model when empty; the `openai/` prefix is stripped."""
+    trimmed = model.strip()
+    if not trimmed:
+        return DEFAULT_MODEL
+    return trimmed.removeprefix("openai/")
+
+
+def call_sdk(call: Callable[[], Any], *, timeout: float, secrets: Sequence[str], what: str = "openai") -> Any:
+    """Run one SDK call, turning SDK exceptions into one-line, key-free ProviderErrors."""
+    try:
+        return call()
+    except openai.APITimeoutError:
+        raise timeout_failure(what, timeout) from None
+    except openai.APIConnectionError as exc:
+        raise connection_failure(what, type(exc.__cause__ or exc).__name__, secrets) from None
+    except openai.APIStatusError as exc:
+        raise http_failure(what, exc.status_code, exc.body, secrets, KEY_HINT) from None
+
+
+class OpenAIEmbeddingProvider(EmbeddingProvider):
+    """`POST {baseUrl}/embeddings` with `{model, input, input_type?}`; vectors used as returned."""
+
+    id = "openai"
+
+    def __init__(
+        self,
+        endpoint: RemoteEndpoint,
+        *,
+        model: str = "",
+        query_input_type: str | None = None,
+        document_input_type: str | None = None,
+        concurrency: int | None = None,
+        query_timeout: float = QUERY_TIMEOUT_S,
+        batch_timeout_s: float | None = None,
+        retry: RetryPolicy | None = None,
+    ) -> None:
+        self.model = normalize_model(model)
+        self.max_input_tokens = _MAX_INPUT_TOKENS.get(self.model, 8192)
+        self.base_url = endpoint.base_url
+        self.headers = dict(endpoint.headers)
+        self.query_input_type = query_input_type
+        self.document_input_type = document_input_type
+        self.concurrency = concurrency or DEFAULT_CONCURRENCY
+        self.query_timeout = query_timeout
+        self.batch_timeout = batch_timeout(batch_timeout_s)
+        self.retry = retry or RetryPolicy()
+        self._secrets = (endpoint.api_key,)
+        self.client = openai.OpenAI(
+            base_url=endpoint.base_url,
+            api_key=endpoint.api_key,
+            default_headers=self.headers,
+            timeout=self.batch_timeout,
+            max_retries=0,
+        )
+        self.batch_runner: OpenAIBatchRunner | None = None
+
+    @classmethod
+    def from_settings(
+        cls,
+        settings: MemorySearchSettings,
+        raw_config: Mapping[str, Any],
+        *,
+        env: Mapping[str, str] | None = None,
+        agent_id: str = "main",
+        retry: RetryPolicy | None = None,
+    ) -> OpenAIEmbeddingProvider:
+        """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
+        endpoint = resolve_remote(
+            settings, raw_config, os.environ if env is None else env,
+            provider_id="openai", config_provider="openai", env_var="OPENAI_API_KEY",
+            default_base_url=DEFAULT_BASE_URL,
+        )
+        provider = cls(
+            endpoint,
+            model=settings.model,
+            query_input_type=settings.query_input_type or settings.input_type,
+            document_input_type=settings.document_input_type or settings.input_type,
+            concurrency=settings.remote.non_batch_concurrency,
+            batch_timeout_s=settings.sync.embedding_batch_timeout_seconds,
+            retry=retry,
+        )
+        if settings.remote.batch.enabled:
+            from memtui.embeddings.openai_batch import OpenAIBatchRunner
+
+            provider.batch_runner = OpenAIBatchRunner(provider, settings.remote.batch, agent_id=agent_id)
+        return provider
+
+    def __repr__(self) -> str:
+        return f"OpenAIEmbeddingProvider(model={self.model!r}, base_url={self.base_url!r})"
+
+    def _request(self, texts: list[str], input_type: str | None, timeout: float) -> list[list[float]]:
+        extra = {"input_type": input_type} if input_type else None
+        response = call_sdk(
+            lambda: self.client.embeddings.create(
+                model=self.model, input=texts, encoding_format="float", extra_body=extra, timeout=timeout
+            ),
+            timeout=timeout,
+            secrets=self._secrets,
+        )
+        ordered = sorted(response.data, key=lambda item: item.index)
+        vectors = [list(item.embedding) for item in ordered]
+        if len(vectors) != len(texts):
+            raise ProviderError(
+                f"openai embeddings failed: {len(vectors)} vectors returned for {len(texts)} inputs",
+                "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API",
+            )
+        return vectors
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed one query (`queryInputType`), retried on rate limits and 5xx."""
+        vectors = self.retry.run(lambda: self._request([text], self.query_input_type, self.query_timeout))
+        self._remember_dims(vectors)
+        return vectors[0]
+
+    def embed_inline(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed documents through `/embeddings` in byte-bounded, concurrent requests."""
+        vectors = embed_grouped(
+            texts,
+            lambda group: self._request(group, self.document_input_type, self.batch_timeout),
+            concurrency=self.concurrency,
+            policy=self.retry,
+        )
+        self._remember_dims(vectors)
+        return vectors
+
+    def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
+        """Embed documents: through the Batch API when enabled and healthy, else inline."""
+        if not texts:
+            return []
+        if self.batch_runner is not None and self.batch_runner.active:
+            vectors = self.batch_runner.try_embed(texts)
+            if vectors is not None:
+                self._remember_dims(vectors)
+                return vectors
+        return self.embed_inline(texts)
+
+    def batch_status(self) -> dict[str, Any] | None:
+        """OpenClaw's `status.batch` object, or None when the Batch API is not configured."""
+        return self.batch_runner.status() if self.batch_runner is not None else None
+
+    def cache_key_data(self) -> dict[str, Any]:
+        """`{provider, baseUrl, model, documentInputType, headers}` with Authorization left out."""
+        headers = {"Content-Type": "application/json", "Authorization": "Bearer", **self.headers}
+        return {
+            "provider": "openai",
+            "baseUrl": self.base_url,
+            "model": self.model,
+            "documentInputType": self.document_input_type,
+            "headers": cache_headers(headers, ["authorization"]),
+        }
+
+    def close(self) -> None:
+        """Close the SDK's HTTP client."""
+        self.client.close()

@@ -1,0 +1,208 @@
+"""Choosing the embedding provider: explicit, `auto` (OpenClaw 2026.4 order), fallback, or none (§8.1)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.http_retry import MissingApiKeyError, RetryPolicy
+from memtui.errors import MemtuiError, ProviderError
+
+if TYPE_CHECKING:
+    from memtui.config import MemorySearchSettings
+
+DEFAULT_LOCAL_MODEL = "hf:ggml-org/embeddinggemma-300m-qat-q8_0-GGUF/embeddinggemma-300m-qat-Q8_0.gguf"
+SUPPORTED = ("local", "openai", "gemini", "voyage")
+AUTO_REMOTE_ORDER = ("openai", "gemini", "voyage")
+NOT_IMPLEMENTED = ("github-copilot", "mistral", "deepinfra", "bedrock", "ollama", "lmstudio")
+LOCAL_RESOLVE_TIMEOUT_S = 10.0
+
+
+@dataclass
+class ProviderSelection:
+    """The chosen provider (None = FTS-only) and how it was chosen, for `status` and the TUI."""
+
+    provider: EmbeddingProvider | None
+    requested: str
+    fallback_from: str | None = None
+    reason: str | None = None
+    source: str = "config"
+
+
+def _is_model_file(spec: str | None) -> bool:
+    if not spec or spec.startswith(("hf:", "http:", "https:")):
+        return False
+    return Path(spec).expanduser().is_file()
+
+
+def _installed_memtui_model(state_dir: Path) -> Path | None:
+    from memtui.embeddings.model_store import installed_model_path
+
+    return installed_model_path(state_dir)
+
+
+def _create_local(
+    settings: MemorySearchSettings, spec: str, *, memtui_model: bool = False
+) -> EmbeddingProvider:
+    try:
+        from memtui.embeddings.local import LocalEmbeddingProvider, resolve_model_file
+    except ImportError as exc:
+        raise ProviderError(
+            f"local embeddings are unavailable: {exc}", "install the extra: pip install 'memtui[local]'"
+        ) from None
+    cache_dir = settings.local.model_cache_dir
+    try:
+        path = Path(spec) if memtui_model else resolve_model_file(spec, cache_dir, LOCAL_RESOLVE_TIMEOUT_S)
+        return LocalEmbeddingProvider(
+            str(path), model=None if memtui_model else spec, context_size=settings.local.context_size,
+            model_cache_dir=cache_dir,
+        )
+    except MemtuiError as exc:
+        raise ProviderError(f"local embeddings failed to start: {exc.message}", exc.hint) from None
+    except (OSError, RuntimeError, ValueError) as exc:
+        raise ProviderError(
+            f"local embeddings failed to start: {exc}", "check memorySearch.local.modelPath"
+        ) from None
+
+
+def create_provider(
+    provider_id: str,
+    settings: MemorySearchSettings,
+    raw_config: Mapping[str, Any],
+    *,
+    state_dir: Path,
+    profile: str = "memtui",
+    env: Mapping[str, str] | None = None,
+    agent_id: str = "main",
+    retry: RetryPolicy | None = None,
+) -> tuple[EmbeddingProvider, str]:
+    """Create one named provider; returns it with its source ("config" or "memtui-model")."""
+    env = os.environ if env is None else env
+    if provider_id == "openai":
+        from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
+
+        return OpenAIEmbeddingProvider.from_settings(settings, raw_config, env=env, agent_id=agent_id,
+                                                     retry=retry), "config"
+    if provider_id == "gemini":
+        from memtui.embeddings.gemini import GeminiEmbeddingProvider
+
+        return GeminiEmbeddingProvider.from_settings(settings, raw_config, env=env, retry=retry), "config"
+    if provider_id == "voyage":
+        from memtui.embeddings.voyage import VoyageEmbeddingProvider
+
+        return VoyageEmbeddingProvider.from_settings(settings, raw_config, env=env, retry=retry), "config"
+    if provider_id == "local":
+        spec = (settings.local.model_path or "").strip()
+        if not spec and profile == "memtui":
+            installed = _installed_memtui_model(state_dir)
+            if installed is not None:
+                return _create_local(settings, str(installed), memtui_model=True), "memtui-model"
+        return _create_local(settings, spec or DEFAULT_LOCAL_MODEL), "config"
+    if provider_id in NOT_IMPLEMENTED:
+        raise ProviderError(
+            f"embedding provider {provider_id} is not implemented in memtui",
+            "use openai, gemini, voyage, local, auto or none",
+        )
+    raise ProviderError(
+        f"unknown embedding provider {provider_id!r}", "use openai, gemini, voyage, local, auto or none"
+    )
+
+
+def select_provider(
+    settings: MemorySearchSettings,
+    raw_config: Mapping[str, Any],
+    *,
+    state_dir: Path,
+    profile: str = "memtui",
+    env: Mapping[str, str] | None = None,
+    agent_id: str = "main",
+    retry: RetryPolicy | None = None,
+) -> ProviderSelection:
+    """Pick the provider for `memorySearch.provider`.
+
+    `none` gives FTS-only. `auto` follows OpenClaw 2026.4: `local` only when `local.modelPath` is an
+    existing file, then openai, gemini and voyage when a key is available; github-copilot, mistral,
+    deepinfra and bedrock are not implemented and are skipped. In the memtui profile only, memtui's
+    installed model is used when nothing else is available. A remote provider is skipped only for a
+    missing key; any other creation error is raised. An explicit provider that fails to start falls
+    back to `memorySearch.fallback` when that is not "none"; otherwise the error is raised.
+    """
+    requested = settings.provider
+    make = {"state_dir": state_dir, "profile": profile, "env": env, "agent_id": agent_id, "retry": retry}
+    if requested == "none":
+        return ProviderSelection(None, requested, reason="memorySearch.provider is none", source="config")
+    if requested == "auto":
+        return _auto(settings, raw_config, make)
+    try:
+        provider, source = create_provider(requested, settings, raw_config, **make)
+        return ProviderSelection(provider, requested, source=source)
+    except ProviderError as exc:
+        if settings.fallback in ("none", requested):
+            raise
+        selection = fallback_provider(settings, raw_config, failed=requested, reason=str(exc), **make)
+        if selection.provider is None:
+            raise ProviderError(selection.reason or f"{requested} failed", "fix the provider") from None
+        return selection
+
+
+def _auto(
+    settings: MemorySearchSettings, raw_config: Mapping[str, Any], make: dict[str, Any]
+) -> ProviderSelection:
+    skipped: list[str] = []
+    if _is_model_file(settings.local.model_path):
+        try:
+            provider, _ = create_provider("local", settings, raw_config, **make)
+            return ProviderSelection(provider, "auto", source="auto")
+        except ProviderError as exc:
+            skipped.append(f"local: {exc.message}")
+    else:
+        skipped.append("local: no local.modelPath file")
+    for provider_id in AUTO_REMOTE_ORDER:
+        try:
+            provider, _ = create_provider(provider_id, settings, raw_config, **make)
+            return ProviderSelection(provider, "auto", source="auto")
+        except MissingApiKeyError:
+            skipped.append(f"{provider_id}: no API key")
+    if make["profile"] == "memtui":
+        installed = _installed_memtui_model(make["state_dir"])
+        if installed is not None:
+            provider = _create_local(settings, str(installed), memtui_model=True)
+            return ProviderSelection(provider, "auto", source="memtui-model")
+        skipped.append("memtui model: not installed (memtui model install)")
+    reason = "no embedding provider available (" + "; ".join(skipped) + ")"
+    return ProviderSelection(None, "auto", reason=reason, source="auto")
+
+
+def fallback_provider(
+    settings: MemorySearchSettings,
+    raw_config: Mapping[str, Any],
+    *,
+    state_dir: Path,
+    failed: str,
+    reason: str,
+    profile: str = "memtui",
+    env: Mapping[str, str] | None = None,
+    agent_id: str = "main",
+    retry: RetryPolicy | None = None,
+) -> ProviderSelection:
+    """Switch to `memorySearch.fallback` after `failed` broke (at start or mid-index).
+
+    Returns provider None (FTS-only) with the reason when there is no usable fallback.
+    """
+    target = settings.fallback
+    if target in ("none", failed):
+        return ProviderSelection(None, settings.provider, fallback_from=failed,
+                                 reason=f"{failed} failed and no fallback is configured: {reason}")
+    try:
+        provider, source = create_provider(
+            target, settings, raw_config, state_dir=state_dir, profile=profile, env=env, agent_id=agent_id,
+            retry=retry,
+        )
+    except ProviderError as exc:
+        return ProviderSelection(None, settings.provider, fallback_from=failed,
+                                 reason=f"{failed} failed ({reason}); fallback {target} failed too ({exc})")
+    return ProviderSelection(provider, settings.provider, fallback_from=failed, reason=reason, source=source)

@@ -1,0 +1,25 @@
+"""The engine as the evaluations use it: an isolated agent in a throw-away state dir."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memtui.agent import AgentEnv, resolve_agent
+from memtui.manager import MemoryManager
+
+
+def fresh_env(state_dir: Path, workspace: Path, profile: str, provider: str) -> AgentEnv:
+    """An agent on `workspace` with default settings, ignoring the user's config and OPENCLAW_* variables."""
+    state_dir.mkdir(parents=True, exist_ok=True)
+    return resolve_agent(
+        state_dir=str(state_dir),
+        workspace=str(workspace),
+        provider=provider,
+        profile=profile,
+        env={"HOME": str(state_dir)},
+    )
+
+
+def open_manager(env: AgentEnv) -> MemoryManager:
+    """A `MemoryManager` for `env` (use it as a context manager)."""
+    return MemoryManager(env)

@@ -1,0 +1,341 @@
+"""Full and incremental sync of memory files (and session transcripts) into a Store (§5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from memtui.chunking import Chunk, chunk_markdown, split_for_embedding
+from memtui.config import MemorySearchSettings
+from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
+from memtui.errors import ProviderError
+from memtui.issues import FileIssue
+from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.store import ChunkRow, Store
+from memtui.workspace import list_memory_files, resolve_extra_path
+
+MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Progress:
+    """A progress report: files done of total, chunks written so far, the file at hand."""
+
+    phase: str
+    files_done: int
+    files_total: int
+    chunks: int
+    path: str | None = None
+
+
+ProgressCallback = Callable[[Progress], None]
+
+
+@dataclass
+class SyncReport:
+    """What a sync did."""
+
+    reason: str
+    full: bool
+    files_total: int = 0
+    files_changed: int = 0
+    files_deleted: int = 0
+    files_skipped: int = 0
+    chunks_written: int = 0
+    embedded: int = 0
+    cache_hits: int = 0
+    elapsed_ms: float = 0.0
+    issues: list[FileIssue] = field(default_factory=list)
+    full_reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """camelCase JSON."""
+        return {
+            "reason": self.reason,
+            "full": self.full,
+            "fullReason": self.full_reason,
+            "filesTotal": self.files_total,
+            "filesChanged": self.files_changed,
+            "filesDeleted": self.files_deleted,
+            "filesSkipped": self.files_skipped,
+            "chunksWritten": self.chunks_written,
+            "embedded": self.embedded,
+            "cacheHits": self.cache_hits,
+            "elapsedMs": round(self.elapsed_ms, 1),
+            "issues": [i.to_json() for i in self.issues],
+        }
+
+
+class EmbeddingFailed(ProviderError):
+    """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
+
+
+def model_name(provider: EmbeddingProvider | None) -> str:
+    """`chunks.model` value: the provider's model, or `fts-only`."""
+    return provider.model if provider is not None else FTS_ONLY_MODEL
+
+
+def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
+    """sha256 of `{extraPaths: sorted absolute paths, multimodal: {enabled, modalities, maxFileBytes}}`."""
+    extra = sorted({str(resolve_extra_path(workspace_dir, p).resolve()) for p in settings.extra_paths})
+    multimodal = settings.multimodal
+    return sha256_hex(js_stringify({
+        "extraPaths": extra,
+        "multimodal": {
+            "enabled": multimodal.enabled,
+            "modalities": sorted(multimodal.modalities),
+            "maxFileBytes": multimodal.max_file_bytes,
+        },
+    }))
+
+
+def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
+               vector_dims: int | None) -> dict[str, Any]:
+    """The meta row in OpenClaw's key order (`vectorDims` only when sqlite-vec is loaded and dims known)."""
+    meta: dict[str, Any] = {
+        "model": model_name(provider),
+        "provider": provider.id if provider is not None else NO_PROVIDER,
+        "providerKey": provider_key(provider),
+        "sources": sorted(settings.sources),
+        "scopeHash": scope_hash(workspace_dir, settings),
+        "chunkTokens": settings.chunking.tokens,
+        "chunkOverlap": settings.chunking.overlap,
+        "ftsTokenizer": settings.store.fts_tokenizer,
+    }
+    if vector_dims is not None:
+        meta["vectorDims"] = vector_dims
+    return meta
+
+
+def full_reindex_reason(existing: dict[str, Any] | None, wanted: dict[str, Any], vector_ready: bool) -> str | None:
+    """`shouldRunFullMemoryReindex`: why the stored meta forces a full rebuild, or None."""
+    if existing is None:
+        return "no index metadata"
+    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap"):
+        if existing.get(key) != wanted.get(key):
+            return f"{key} changed ({existing.get(key)!r} → {wanted.get(key)!r})"
+    if sorted(existing.get("sources") or []) != wanted["sources"]:
+        return "sources changed"
+    if (existing.get("ftsTokenizer") or "unicode61") != wanted["ftsTokenizer"]:
+        return "FTS tokenizer changed"
+    if vector_ready and wanted["provider"] != NO_PROVIDER and existing.get("vectorDims") is None:
+        return "vector dimensions missing"
+    return None
+
+
+@dataclass
+class _Document:
+    rel_path: str
+    source: str
+    digest: str
+    mtime: float
+    size: int
+    chunks: list[Chunk]
+    content: str = ""
+
+
+class Indexer:
+    """Writes one workspace's memory (and optionally sessions) into a store."""
+
+    def __init__(self, workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
+                 *, sessions_dir: Path | None = None, batch_size: int = 64):
+        self.workspace_dir = workspace_dir
+        self.settings = settings
+        self.provider = provider
+        self.sessions_dir = sessions_dir
+        self.batch_size = batch_size
+
+    # -- reading ----------------------------------------------------------------------------
+
+    def _read_markdown(self, abs_path: Path, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+        try:
+            stat = abs_path.stat()
+            if stat.st_size > MAX_MARKDOWN_BYTES:
+                issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
+                return None
+            data = abs_path.read_bytes()
+        except OSError as exc:
+            issues.append(FileIssue(rel, f"not readable ({exc.strerror or exc.__class__.__name__})"))
+            return None
+        if b"\x00" in data[:8192]:
+            issues.append(FileIssue(rel, "binary file (NUL bytes); skipped"))
+            return None
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = data.decode("utf-8", errors="replace")
+            issues.append(FileIssue(rel, f"not valid UTF-8 at byte {exc.start}; read with replacement characters"))
+        return text, stat.st_mtime_ns / 1e6, stat.st_size
+
+    def _chunk(self, content: str) -> list[Chunk]:
+        chunks = chunk_markdown(content, self.settings.chunking.tokens, self.settings.chunking.overlap)
+        if self.provider is not None:
+            chunks = split_for_embedding(chunks, self.provider.max_input_tokens)
+        return chunks
+
+    def _memory_documents(self, issues: list[FileIssue]) -> list[tuple[str, Callable[[], _Document | None]]]:
+        loaders: list[tuple[str, Callable[[], _Document | None]]] = []
+        for memory_file in list_memory_files(self.workspace_dir, self.settings.extra_paths):
+
+            def load(mf: Any = memory_file) -> _Document | None:
+                read = self._read_markdown(mf.abs_path, mf.rel_path, issues)
+                if read is None:
+                    return None
+                content, mtime, size = read
+                return _Document(mf.rel_path, "memory", sha256_hex(content), mtime, size, [], content)
+
+            loaders.append((memory_file.rel_path, load))
+        return loaders
+
+    # -- sync -------------------------------------------------------------------------------
+
+    def sync(self, store: Store, *, reason: str, full: bool, progress: ProgressCallback | None = None,
+             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None) -> SyncReport:
+        """Bring `store` up to date. With `full`, every file is rewritten (store is fresh)."""
+        started = time.perf_counter()
+        report = SyncReport(reason=reason, full=full)
+        emit = progress or (lambda _p: None)
+        model = model_name(self.provider)
+        memory_items: list[tuple[str, Callable[[], _Document | None], str]] = []
+        if "memory" in self.settings.sources:
+            memory_items = [(rel, loader, "memory") for rel, loader in self._memory_documents(report.issues)]
+        session_items = self._session_items(report.issues, session_files) if "sessions" in self.settings.sources \
+            else []
+        items = memory_items + session_items
+        report.files_total = len(items)
+        indexed = {"memory": store.file_hashes("memory"), "sessions": store.file_hashes("sessions")}
+        emit(Progress("scan", 0, len(items), 0))
+        seen: dict[str, set[str]] = {"memory": set(), "sessions": set()}
+        for done, (rel, loader, source) in enumerate(items, start=1):
+            if should_stop and should_stop():
+                break
+            seen[source].add(rel)
+            document = loader()
+            if document is None:
+                report.files_skipped += 1
+                emit(Progress("index", done, len(items), report.chunks_written, rel))
+                continue
+            if not full and indexed[source].get(rel) == document.digest:
+                emit(Progress("index", done, len(items), report.chunks_written, rel))
+                continue
+            if document.content:
+                document.chunks = self._chunk(document.content)
+            self._write_document(store, document, model, report)
+            report.files_changed += 1
+            emit(Progress("index", done, len(items), report.chunks_written, rel))
+        if not (should_stop and should_stop()):
+            for source, paths in indexed.items():
+                if source not in self.settings.sources and paths:
+                    report.files_deleted += store.delete_files(paths.keys(), source)
+                    continue
+                if source == "sessions" and session_files is not None:
+                    continue
+                stale = [p for p in paths if p not in seen[source]]
+                if stale:
+                    report.files_deleted += store.delete_files(stale, source)
+        report.elapsed_ms = (time.perf_counter() - started) * 1000
+        emit(Progress("done", report.files_total, report.files_total, report.chunks_written))
+        return report
+
+    def _session_items(self, issues: list[FileIssue],
+                       only: list[Path] | None) -> list[tuple[str, Callable[[], _Document | None], str]]:
+        if self.sessions_dir is None or not self.sessions_dir.is_dir():
+            return []
+        from memtui.transcripts import (
+            build_session_document,
+            excluded_session_ids,
+            list_session_files,
+            remap_chunk_lines,
+        )
+
+        excluded, sessions_issues = excluded_session_ids(self.sessions_dir)
+        issues.extend(sessions_issues)
+        files = list_session_files(self.sessions_dir) if only is None else only
+        items: list[tuple[str, Callable[[], _Document | None], str]] = []
+        for path in files:
+
+            def load(p: Path = path) -> _Document | None:
+                try:
+                    doc = build_session_document(p, excluded_ids=excluded)
+                except OSError as exc:
+                    issues.append(FileIssue(f"sessions/{p.name}", f"not readable ({exc.strerror})"))
+                    return None
+                issues.extend(doc.issues)
+                chunks = []
+                for chunk in self._chunk(doc.content):
+                    start, end = remap_chunk_lines(chunk.start_line, chunk.end_line, doc.line_map)
+                    chunks.append(Chunk(start, end, chunk.text, chunk.hash))
+                return _Document(doc.rel_path, "sessions", doc.hash, doc.mtime_ms, doc.size, chunks)
+
+            items.append((f"sessions/{path.name}", load, "sessions"))
+        return items
+
+    def _write_document(self, store: Store, document: _Document, model: str, report: SyncReport) -> None:
+        vectors = self._embed(store, document.chunks, report) if self.provider is not None else None
+        rows: list[tuple[ChunkRow, str, list[float] | None]] = []
+        for index, chunk in enumerate(document.chunks):
+            chunk_id = sha256_hex(
+                f"{document.source}:{document.rel_path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}"
+            )
+            vector = vectors[index] if vectors is not None else None
+            embedding_json = json.dumps(vector, separators=(",", ":")) if vector else "[]"
+            rows.append((ChunkRow(chunk_id, document.rel_path, document.source, chunk.start_line, chunk.end_line,
+                                  chunk.hash, model, chunk.text), embedding_json, vector))
+        store.replace_file(path=document.rel_path, source=document.source, digest=document.digest,
+                           mtime=document.mtime, size=document.size, rows=rows, updated_at=int(time.time() * 1000))
+        report.chunks_written += len(rows)
+
+    def _embed(self, store: Store, chunks: list[Chunk], report: SyncReport) -> list[list[float]]:
+        provider = self.provider
+        assert provider is not None
+        key = provider_key(provider)
+        hashes = [c.hash for c in chunks]
+        cached = store.cache_get(provider.id, provider.model, key, hashes) if self.settings.cache.enabled else {}
+        missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached))
+        by_hash = {c.hash: c.text for c in chunks}
+        fresh: dict[str, list[float]] = {}
+        for start in range(0, len(missing), self.batch_size):
+            part = missing[start : start + self.batch_size]
+            try:
+                vectors = provider.embed_batch([by_hash[h] for h in part])
+            except Exception as exc:  # noqa: BLE001 - any provider failure triggers fallback
+                raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
+            if len(vectors) != len(part):
+                raise EmbeddingFailed(f"provider {provider.id} returned {len(vectors)} vectors for {len(part)} texts")
+            fresh.update(zip(part, vectors, strict=True))
+        if fresh:
+            now = int(time.time() * 1000)
+            store.cache_put(provider.id, provider.model, key,
+                            [(h, json.dumps(v, separators=(",", ":")), len(v)) for h, v in fresh.items()], now)
+        report.embedded += len(fresh)
+        report.cache_hits += len(chunks) - len([c for c in chunks if c.hash in fresh])
+        dims = next((len(v) for v in [*fresh.values(), *cached.values()] if v), None)
+        if dims is not None and store.capabilities.vector_available:
+            store.ensure_vector_table(dims)
+        return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]
+
+
+def swap_database(temp_path: Path, target: Path) -> None:
+    """Move a freshly built index into place; the old files are kept until the move succeeded."""
+    backup = Path(f"{target}.backup-{os.getpid()}-{time.time_ns()}")
+    moved: list[tuple[str, str]] = []
+    try:
+        for suffix in ("", "-wal", "-shm"):
+            if os.path.exists(f"{target}{suffix}"):
+                os.replace(f"{target}{suffix}", f"{backup}{suffix}")
+                moved.append((f"{backup}{suffix}", f"{target}{suffix}"))
+        os.replace(temp_path, target)
+        for suffix in ("-wal", "-shm"):
+            if os.path.exists(f"{temp_path}{suffix}"):
+                os.replace(f"{temp_path}{suffix}", f"{target}{suffix}")
+    except OSError:
+        for source, destination in moved:
+            os.replace(source, destination)
+        raise
+    for source, _ in moved:
+        os.remove(source)

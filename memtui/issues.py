@@ -1,0 +1,21 @@
+"""Problems found while reading memory files or transcripts, reported instead of aborting a sync."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class FileIssue:
+    """One problem with one file: which file, why, and (when known) which line."""
+
+    path: str
+    reason: str
+    line: int | None = None
+
+    def to_json(self) -> dict[str, object]:
+        """JSON shape used by `status --json` (`issues` list)."""
+        data: dict[str, object] = {"path": self.path, "reason": self.reason}
+        if self.line is not None:
+            data["line"] = self.line
+        return data

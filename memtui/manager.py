@@ -1,0 +1,398 @@
+"""MemoryManager: the one facade the CLI, the TUI and the MCP server use."""
+
+from __future__ import annotations
+
+import fcntl
+import threading
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from memtui.agent import AgentEnv
+from memtui.config import MemorySearchSettings
+from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
+from memtui.errors import ProviderError, StoreError
+from memtui.indexer import (
+    EmbeddingFailed,
+    Indexer,
+    Progress,
+    ProgressCallback,
+    SyncReport,
+    build_meta,
+    full_reindex_reason,
+    model_name,
+    swap_database,
+)
+from memtui.issues import FileIssue
+from memtui.search import SearchOptions, SearchResponse, Searcher
+from memtui.store import Store, remove_database_files
+from memtui.tools import get_limits, memory_get, search_payload
+from memtui.workspace import list_memory_files, resolve_extra_path
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True)
+class IndexEvent:
+    """Something the index did: started / progress / finished / failed / file-changed."""
+
+    kind: str
+    reason: str = ""
+    progress: Progress | None = None
+    report: SyncReport | None = None
+    error: str | None = None
+    paths: tuple[str, ...] = ()
+    at: float = field(default_factory=time.time)
+
+
+Listener = Callable[[IndexEvent], None]
+
+
+class MemoryManager:
+    """Owns an agent's index: provider, store, sync, search, tools and status."""
+
+    def __init__(self, env: AgentEnv, *, provider: EmbeddingProvider | None = _UNSET):
+        self.env = env
+        self.settings: MemorySearchSettings = env.settings
+        self.requested_provider = env.requested_provider
+        self.fallback: dict[str, str] | None = None
+        self.provider_reason: str | None = None
+        self.provider_source = "config"
+        if provider is _UNSET:
+            self.provider = self._select_provider()
+        else:
+            self.provider = provider
+            self.provider_source = "injected"
+        self._write_lock = threading.Lock()
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+        self.issues: list[FileIssue] = []
+        self.last_sync: SyncReport | None = None
+        self.store = self._open_store()
+        self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def _select_provider(self) -> EmbeddingProvider | None:
+        from memtui.embeddings.select import select_provider
+
+        selection = select_provider(self.settings, self.env.raw, state_dir=self.env.state_dir,
+                                    profile=self.env.profile)
+        self.provider_reason = selection.reason
+        self.provider_source = selection.source
+        if selection.fallback_from:
+            self.fallback = {"from": selection.fallback_from, "reason": selection.reason or ""}
+        return selection.provider
+
+    def _open_store(self, path: Path | None = None) -> Store:
+        store_settings = self.settings.store
+        return Store(
+            path or self.env.store_path,
+            read_only=self.env.read_only,
+            fts_tokenizer=store_settings.fts_tokenizer,
+            vector_enabled=store_settings.vector_enabled,
+            extension_path=store_settings.vector_extension_path,
+            cache_enabled=self.settings.cache.enabled,
+        )
+
+    def close(self) -> None:
+        """Close the store and the provider."""
+        self.store.close()
+        if self.provider is not None:
+            self.provider.close()
+
+    def __enter__(self) -> MemoryManager:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- events -----------------------------------------------------------------------------
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` for every IndexEvent (from whatever thread emits it); returns an unsubscribe."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def emit(self, event: IndexEvent) -> None:
+        """Deliver an event to every listener."""
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+    # -- sync -------------------------------------------------------------------------------
+
+    @property
+    def model(self) -> str:
+        """The `chunks.model` value in use."""
+        return model_name(self.provider)
+
+    def _wanted_meta(self, dims: int | None) -> dict[str, Any]:
+        return build_meta(self.env.workspace_dir, self.settings, self.provider, dims)
+
+    def _vector_dims(self) -> int | None:
+        if self.provider is None or not self.store.capabilities.vector_available:
+            return None
+        return self.provider.dims or self.store.vector_dims()
+
+    def sync(self, *, force: bool = False, reason: str = "cli", progress: ProgressCallback | None = None,
+             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None) -> SyncReport:
+        """Bring the index up to date: incremental, or a safe full rebuild when forced or the meta changed."""
+        if self.env.read_only:
+            raise StoreError(f"index {self.env.store_path} is open read-only; sync is not allowed")
+        with self._write_lock, _FileLock(Path(f"{self.env.store_path}.lock")):
+            self.emit(IndexEvent("started", reason=reason))
+
+            def relay(p: Progress) -> None:
+                if progress:
+                    progress(p)
+                self.emit(IndexEvent("progress", reason=reason, progress=p))
+
+            try:
+                report = self._sync_locked(force=force, reason=reason, progress=relay, should_stop=should_stop,
+                                           session_files=session_files)
+            except Exception as exc:
+                self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
+                raise
+            self.issues = report.issues
+            self.last_sync = report
+            self.dirty = False
+            self.emit(IndexEvent("finished", reason=reason, report=report))
+            return report
+
+    def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
+                     should_stop: Callable[[], bool] | None, session_files: list[Path] | None) -> SyncReport:
+        while True:
+            indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir)
+            existing = self.store.read_meta()
+            wanted = self._wanted_meta(self._vector_dims())
+            why_full = "forced" if force and not session_files else full_reindex_reason(
+                existing, wanted, self.store.capabilities.vector_available)
+            try:
+                if why_full is None:
+                    report = indexer.sync(self.store, reason=reason, full=False, progress=progress,
+                                          should_stop=should_stop, session_files=session_files)
+                    self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
+                    self._prune_cache()
+                    return report
+                report = self._full_reindex(indexer, reason, progress, should_stop)
+                report.full_reason = why_full
+                return report
+            except EmbeddingFailed as exc:
+                self._switch_to_fallback(str(exc))
+                force = True
+
+    def _full_reindex(self, indexer: Indexer, reason: str, progress: ProgressCallback,
+                      should_stop: Callable[[], bool] | None) -> SyncReport:
+        target = self.env.store_path
+        temp_path = Path(f"{target}.tmp-{uuid.uuid4().hex}")
+        temp = self._open_store(temp_path)
+        try:
+            temp.copy_cache_from(target)
+            report = indexer.sync(temp, reason=reason, full=True, progress=progress, should_stop=should_stop)
+            if should_stop and should_stop():
+                raise _Cancelled
+            temp.write_meta(_meta_json(build_meta(self.env.workspace_dir, self.settings, self.provider,
+                                                  self._temp_dims(temp))))
+            if self.settings.cache.max_entries:
+                temp.cache_prune(self.settings.cache.max_entries)
+            temp.close()
+        except _Cancelled:
+            temp.close()
+            remove_database_files(temp_path)
+            return SyncReport(reason=reason, full=True)
+        except BaseException:
+            temp.close()
+            remove_database_files(temp_path)
+            raise
+        self.store.close()
+        try:
+            swap_database(temp_path, target)
+        finally:
+            self.store = self._open_store()
+        return report
+
+    def _temp_dims(self, store: Store) -> int | None:
+        if self.provider is None or not store.capabilities.vector_available:
+            return None
+        return self.provider.dims or store.vector_dims()
+
+    def _prune_cache(self) -> None:
+        if self.settings.cache.max_entries:
+            self.store.cache_prune(self.settings.cache.max_entries)
+
+    def _switch_to_fallback(self, reason: str) -> None:
+        from memtui.embeddings.select import fallback_provider
+
+        failed = self.provider.id if self.provider is not None else NO_PROVIDER
+        if self.provider is not None:
+            self.provider.close()
+        selection = fallback_provider(self.settings, self.env.raw, state_dir=self.env.state_dir, failed=failed,
+                                      reason=reason)
+        self.provider = selection.provider
+        self.provider_reason = selection.reason or reason
+        self.fallback = {"from": failed, "reason": reason}
+
+    def ensure_indexed(self) -> SyncReport | None:
+        """A blocking sync when the index is empty or dirty (what the one-shot CLI needs)."""
+        if self.env.read_only:
+            return None
+        if self.dirty or self.store.read_meta() is None:
+            return self.sync(reason="search")
+        return None
+
+    # -- search -----------------------------------------------------------------------------
+
+    def file_mtimes(self) -> dict[str, float]:
+        """path → indexed mtime (ms), for decay of undated files."""
+        return {path: float(mtime) for path, _source, _digest, mtime, _size in self.store.file_rows()}
+
+    def search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
+               sources: list[str] | None = None, profile: str | None = None,
+               settings: MemorySearchSettings | None = None, now: datetime | None = None,
+               query_vector: list[float] | None = None) -> SearchResponse:
+        """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
+        searcher = Searcher(self.store, self.provider, settings or self.settings, profile or self.env.profile,
+                            self.file_mtimes())
+        options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
+        return searcher.search(query, options, now=now, query_vector=query_vector)
+
+    def embed_query(self, query: str) -> list[float] | None:
+        """The query vector (None in FTS-only mode), so callers can re-rank without re-embedding."""
+        return self.provider.embed_query(query) if self.provider is not None else None
+
+    def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
+                      session_key: str | None = None, explain: bool = False,
+                      profile: str | None = None) -> dict[str, Any]:
+        """The `memory_search` tool: JSON exactly as OpenClaw returns it (plus the breakdown on request)."""
+        try:
+            response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
+        except ProviderError as exc:
+            from memtui.tools import error_payload
+
+            return error_payload(str(exc), quota="quota" in str(exc).lower() or "429" in str(exc))
+        return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
+                              model=self.model, citations_mode=self.env.citations, session_key=session_key,
+                              fallback=self.fallback, explain=explain, max_results=max_results)
+
+    def memory_get(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
+        """The `memory_get` tool."""
+        max_chars, default_lines = get_limits(self.env.raw)
+        return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
+                          extra_paths=self.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+
+    # -- status -----------------------------------------------------------------------------
+
+    def status(self, *, deep: bool = False) -> dict[str, Any]:
+        """`status --json` object (OpenClaw's fields plus memtui's)."""
+        counts = self.store.counts()
+        caps = self.store.capabilities
+        scan_memory = len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths)) \
+            if self.env.workspace_dir.is_dir() else 0
+        source_counts = [
+            {"source": s, "files": counts.get(s, {}).get("files", 0), "chunks": counts.get(s, {}).get("chunks", 0)}
+            for s in self.settings.sources
+        ]
+        meta = self.store.read_meta()
+        status: dict[str, Any] = {
+            "backend": "builtin",
+            "agentId": self.env.agent_id,
+            "files": sum(c["files"] for c in counts.values()),
+            "chunks": sum(c["chunks"] for c in counts.values()),
+            "dirty": self.dirty,
+            "workspaceDir": str(self.env.workspace_dir),
+            "dbPath": str(self.env.store_path),
+            "readOnly": self.env.read_only,
+            "provider": self.provider.id if self.provider else NO_PROVIDER,
+            "model": self.model,
+            "requestedProvider": self.requested_provider,
+            "providerSource": self.provider_source,
+            "profile": self.env.profile,
+            "sources": list(self.settings.sources),
+            "extraPaths": list(self.settings.extra_paths),
+            "sourceCounts": source_counts,
+            "scan": {"memoryFiles": scan_memory},
+            "cache": {"enabled": self.settings.cache.enabled, "entries": self.store.cache_count(),
+                      "maxEntries": self.settings.cache.max_entries},
+            "fts": {"enabled": self.settings.query.hybrid.enabled, "available": caps.fts_available,
+                    "error": caps.fts_error},
+            "vector": {"enabled": self.settings.store.vector_enabled, "available": caps.vector_available,
+                       "extensionPath": self.settings.store.vector_extension_path, "loadError": caps.vector_error,
+                       "dims": self.store.vector_dims() or (meta or {}).get("vectorDims")},
+            "custom": {"searchMode": "fts-only" if self.provider is None else "hybrid",
+                       "providerUnavailableReason": self.provider_reason if self.provider is None else None,
+                       "driver": caps.driver},
+            "meta": meta,
+            "issues": [i.to_json() for i in self.issues],
+        }
+        if self.fallback:
+            status["fallback"] = self.fallback
+        if self.last_sync:
+            status["lastSync"] = self.last_sync.to_json()
+        status["openclawStorePath"] = str(self.env.openclaw_store_path)
+        if deep:
+            status["embeddingProbe"] = self._probe()
+        return status
+
+    def _probe(self) -> dict[str, Any]:
+        if self.provider is None:
+            return {"ok": False, "error": "No embedding provider available (FTS-only mode)"}
+        try:
+            vector = self.provider.embed_query("ping")
+        except Exception as exc:  # noqa: BLE001 - the probe reports any failure
+            return {"ok": False, "error": str(exc)}
+        return {"ok": True, "dims": len(vector)}
+
+    def missing_paths(self) -> list[str]:
+        """Configured extra paths that do not exist (status issues)."""
+        return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
+
+    def with_settings(self, settings: MemorySearchSettings) -> MemoryManager:
+        """Change the live query settings (not the index identity)."""
+        self.settings = replace(settings)
+        return self
+
+
+class _Cancelled(Exception):
+    pass
+
+
+class _FileLock:
+    """An exclusive advisory lock on a file: one index writer per store across processes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle: Any = None
+
+    def __enter__(self) -> _FileLock:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the lock's lifetime
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        self.handle.close()
+
+
+def _meta_json(meta: dict[str, Any]) -> str:
+    from memtui.jsonutil import js_stringify
+
+    return js_stringify(meta)
+
+
+def now_utc() -> datetime:
+    """The current time in UTC."""
+    return datetime.now(UTC)

@@ -1,0 +1,127 @@
+"""State dir, config file, agent id, workspace, sessions dir and store path, resolved as OpenClaw does."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from memtui.config import agent_entry, get_path
+
+DEFAULT_AGENT_ID = "main"
+CONFIG_FILENAME = "openclaw.json"
+LEGACY_CONFIG_FILENAMES = ("clawdbot.json",)
+STATE_DIRNAME = ".openclaw"
+LEGACY_STATE_DIRNAMES = (".clawdbot",)
+_INVALID_AGENT_CHARS = re.compile(r"[^a-z0-9_-]+")
+
+
+def home_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The home dir, honouring `OPENCLAW_HOME`."""
+    env = os.environ if env is None else env
+    return Path(env.get("OPENCLAW_HOME") or env.get("HOME") or Path.home()).expanduser()
+
+
+def expand_user(path: str, env: Mapping[str, str] | None = None) -> Path:
+    """Expand a leading `~` against the OpenClaw home dir."""
+    if path == "~" or path.startswith("~/"):
+        return home_dir(env) / path[2:]
+    return Path(path).expanduser()
+
+
+def resolve_state_dir(override: str | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """`--state-dir`, else `OPENCLAW_STATE_DIR`, else `~/.openclaw` (legacy `~/.clawdbot` if only it exists)."""
+    env = os.environ if env is None else env
+    if override:
+        return expand_user(override, env).resolve()
+    if env.get("OPENCLAW_STATE_DIR"):
+        return expand_user(env["OPENCLAW_STATE_DIR"], env).resolve()
+    home = home_dir(env)
+    primary = home / STATE_DIRNAME
+    if not primary.exists():
+        for legacy in LEGACY_STATE_DIRNAMES:
+            if (home / legacy).is_dir():
+                return home / legacy
+    return primary
+
+
+def resolve_config_path(state_dir: Path, override: str | None = None, env: Mapping[str, str] | None = None) -> Path:
+    """`--config`, else `OPENCLAW_CONFIG_PATH`, else `<state>/openclaw.json` (legacy `clawdbot.json`)."""
+    env = os.environ if env is None else env
+    if override:
+        return expand_user(override, env).resolve()
+    if env.get("OPENCLAW_CONFIG_PATH"):
+        return expand_user(env["OPENCLAW_CONFIG_PATH"], env).resolve()
+    primary = state_dir / CONFIG_FILENAME
+    if not primary.exists():
+        for legacy in LEGACY_CONFIG_FILENAMES:
+            if (state_dir / legacy).is_file():
+                return state_dir / legacy
+    return primary
+
+
+def normalize_agent_id(value: Any) -> str:
+    """Lower-case, invalid characters to `-`, at most 64 characters, empty → `main`."""
+    if not isinstance(value, str):
+        return DEFAULT_AGENT_ID
+    text = _INVALID_AGENT_CHARS.sub("-", value.strip().lower()).strip("-")[:64]
+    return text or DEFAULT_AGENT_ID
+
+
+def default_agent_id(raw: dict[str, Any]) -> str:
+    """The `agents.list` entry with `default: true`, else the first entry, else `main`."""
+    entries = get_path(raw, "agents", "list")
+    if isinstance(entries, list):
+        dicts = [e for e in entries if isinstance(e, dict)]
+        for entry in dicts:
+            if entry.get("default") is True:
+                return normalize_agent_id(entry.get("id"))
+        if dicts:
+            return normalize_agent_id(dicts[0].get("id"))
+    return DEFAULT_AGENT_ID
+
+
+def resolve_workspace_dir(raw: dict[str, Any], agent_id: str, state_dir: Path,
+                          env: Mapping[str, str] | None = None) -> Path:
+    """`agents.list[].workspace`, else the defaults workspace (per-agent subdir for non-default agents)."""
+    env = os.environ if env is None else env
+    entry = agent_entry(raw, agent_id)
+    if entry and isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
+        return expand_user(entry["workspace"].strip(), env).resolve()
+    configured = get_path(raw, "agents", "defaults", "workspace")
+    configured = configured.strip() if isinstance(configured, str) else ""
+    if agent_id == default_agent_id(raw):
+        if configured:
+            return expand_user(configured, env).resolve()
+        profile = (env.get("OPENCLAW_PROFILE") or "").strip()
+        if profile and profile.lower() != "default":
+            return state_dir / f"workspace-{profile}"
+        return state_dir / "workspace"
+    if configured:
+        return expand_user(configured, env).resolve() / agent_id
+    return state_dir / f"workspace-{agent_id}"
+
+
+def sessions_dir(state_dir: Path, agent_id: str) -> Path:
+    """`<state>/agents/<agentId>/sessions`."""
+    return state_dir / "agents" / agent_id / "sessions"
+
+
+def openclaw_store_path(template: str, state_dir: Path, agent_id: str, env: Mapping[str, str] | None = None) -> Path:
+    """OpenClaw's own index path from `store.path` (`{agentId}` substituted, `~` expanded)."""
+    default = "~/.openclaw/memory/{agentId}.sqlite"
+    if template == default:
+        return state_dir / "memory" / f"{agent_id}.sqlite"
+    return expand_user(template.replace("{agentId}", agent_id), env).resolve()
+
+
+def memtui_store_path(state_dir: Path, agent_id: str) -> Path:
+    """memtui's own index: `<state>/memtui/<agentId>.sqlite` (never OpenClaw's file by default)."""
+    return state_dir / "memtui" / f"{agent_id}.sqlite"
+
+
+def memtui_dir(state_dir: Path) -> Path:
+    """memtui's own state folder under the OpenClaw state dir."""
+    return state_dir / "memtui"

@@ -1,0 +1,151 @@
+"""Score arithmetic shared by both profiles: bm25→score, temporal decay, MMR, snippets (§4.4–§4.9)."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+SNIPPET_MAX_CHARS = 700
+_DATED_PATH = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
+_MMR_WORD = re.compile(r"[a-z0-9_]+")
+_MMR_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
+def bm25_rank_to_score(rank: float) -> float:
+    """2026.4 `bm25RankToScore`: r/(1+r) for negative ranks, 1/(1+rank) otherwise, 0.001 if not finite."""
+    if not math.isfinite(rank):
+        return 0.001
+    if rank < 0:
+        relevance = -rank
+        return relevance / (1 + relevance)
+    return 1 / (1 + rank)
+
+
+def truncate_utf16(text: str, limit: int = SNIPPET_MAX_CHARS) -> str:
+    """The first `limit` UTF-16 code units, never splitting a surrogate pair."""
+    used = 0
+    for index, char in enumerate(text):
+        width = 2 if ord(char) > 0xFFFF else 1
+        if used + width > limit:
+            return text[:index]
+        used += width
+    return text
+
+
+def decay_date(path: str) -> datetime | None:
+    """UTC midnight of a dated daily log (`memory/YYYY-MM-DD.md`), else None."""
+    match = _DATED_PATH.search(path)
+    if not match:
+        return None
+    try:
+        return datetime(int(match.group(1)), int(match.group(2)), int(match.group(3)), tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def is_evergreen(path: str, source: str) -> bool:
+    """MEMORY.md and undated `memory/` files (slug files included) never decay."""
+    if source != "memory":
+        return False
+    if path == "MEMORY.md":
+        return True
+    if path.startswith("memory/") or "/memory/" in path:
+        return decay_date(path) is None
+    return False
+
+
+def decay_multiplier(age_days: float, half_life_days: int) -> float:
+    """`exp(-ln2/halfLife · ageDays)`."""
+    return math.exp(-math.log(2) / max(1, half_life_days) * max(0.0, age_days))
+
+
+def item_age_days(path: str, source: str, now: datetime, mtime_ms: float | None) -> float | None:
+    """Age in days used for decay, or None for evergreen files."""
+    if is_evergreen(path, source):
+        return None
+    dated = decay_date(path)
+    if dated is not None:
+        return (now - dated).total_seconds() / 86400
+    if mtime_ms is None:
+        return None
+    return (now.timestamp() * 1000 - mtime_ms) / 86_400_000
+
+
+def mmr_tokens(text: str) -> frozenset[str]:
+    """Lower-cased `[a-z0-9_]+` words plus CJK unigrams and adjacent-CJK bigrams."""
+    lowered = text.lower()
+    tokens = set(_MMR_WORD.findall(lowered))
+    previous: str | None = None
+    for char in lowered:
+        if _MMR_CJK.match(char):
+            tokens.add(char)
+            if previous is not None:
+                tokens.add(previous + char)
+            previous = char
+        else:
+            previous = None
+    return frozenset(tokens)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a∩b| / |a∪b| (0 for two empty sets)."""
+    if not a and not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def mmr_order(scores: Sequence[float], texts: Sequence[str], lambda_: float) -> list[int]:
+    """Greedy MMR over items already sorted by score; returns indexes in selection order."""
+    count = len(scores)
+    if count <= 1 or lambda_ >= 1:
+        return list(range(count))
+    low, high = min(scores), max(scores)
+    span = high - low
+    relevance = [1.0 if span == 0 else (s - low) / span for s in scores]
+    token_sets = [mmr_tokens(t) for t in texts]
+    remaining = list(range(count))
+    selected: list[int] = []
+    while remaining:
+        best_index = remaining[0]
+        best_value = -math.inf
+        for index in remaining:
+            max_sim = max((jaccard(token_sets[index], token_sets[s]) for s in selected), default=0.0)
+            value = lambda_ * relevance[index] - (1 - lambda_) * max_sim
+            if value > best_value or (value == best_value and scores[index] > scores[best_index]):
+                best_value, best_index = value, index
+        selected.append(best_index)
+        remaining.remove(best_index)
+    return selected
+
+
+def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
+    """dot/(‖a‖‖b‖) over the shorter length; 0 when either norm is 0."""
+    length = min(len(a), len(b))
+    dot = sum(a[i] * b[i] for i in range(length))
+    norm_a = math.sqrt(sum(a[i] * a[i] for i in range(length)))
+    norm_b = math.sqrt(sum(b[i] * b[i] for i in range(length)))
+    if norm_a == 0 or norm_b == 0:
+        return 0.0
+    return dot / (norm_a * norm_b)
+
+
+def fallback_boost(fts_score: float, query_terms: Sequence[str], text: str, path: str) -> float:
+    """OpenClaw FTS-only `boostFallbackRanking` (§4.7).
+
+    overlap = share of unique query terms present in the text; density = share of the text's
+    words that are query terms; +0.18 per query term found in the path; length bonus
+    min(len/160, 0.18); capped at 1.
+    """
+    unique = {t.lower() for t in query_terms}
+    if not unique:
+        return min(1.0, fts_score)
+    words = re.findall(r"\w+", text.lower())
+    present = unique & set(words)
+    overlap = len(present) / len(unique)
+    density = sum(1 for w in words if w in unique) / len(words) if words else 0.0
+    path_lower = path.lower()
+    path_hits = sum(1 for t in unique if t in path_lower)
+    score = fts_score + 0.45 * overlap + 0.2 * density + 0.18 * path_hits + min(len(text) / 160, 0.18)
+    return min(1.0, score)

@@ -1,0 +1,128 @@
+"""Secret redaction for text that goes into the memory index (OpenClaw's `redactSensitiveText`, "tools" mode).
+
+Marker format (stable, deterministic and idempotent: redacting twice gives the same text):
+
+* vendor API keys and JWTs keep only their public vendor prefix, then `…[REDACTED]`:
+  `sk-…[REDACTED]`, `sk-ant-…[REDACTED]`, `AIza…[REDACTED]`, `ghp_…[REDACTED]`,
+  `github_pat_…[REDACTED]`, `xoxb-…[REDACTED]`, `AKIA…[REDACTED]`, `eyJ…[REDACTED]`;
+* headers, assignments and URL passwords keep the name and separator and replace only the value:
+  `Authorization: Bearer [REDACTED]`, `password=[REDACTED]`, `"api_key": "[REDACTED]"`,
+  `https://user:[REDACTED]@host`;
+* PEM private keys keep their BEGIN/END lines: `-----BEGIN RSA PRIVATE KEY-----[REDACTED]-----END …-----`.
+
+Not a character of the secret itself is kept. Known limit: a `name: value` pair without quotes is only
+redacted when the value has at least 8 characters and a digit, so prose such as "the secret: be kind"
+stays readable.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+REDACTED = "[REDACTED]"
+
+_NOT_TOKEN_BEFORE = r"(?<![A-Za-z0-9_-])"
+_NOT_TOKEN_AFTER = r"(?![A-Za-z0-9_-])"
+# Random key material: long, and mixes digits with upper-case letters (rules out hyphenated prose).
+_RANDOM_BODY = r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}"
+
+_SECRET_NAME = (
+    r"[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|"
+    r"access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|token|private[_-]?key)"
+)
+
+
+def _prefix_marker(match: re.Match[str]) -> str:
+    return f"{match.group('prefix')}…{REDACTED}"
+
+
+def _keep_head(match: re.Match[str]) -> str:
+    return f"{match.group('head')}{REDACTED}"
+
+
+def _keep_head_and_scheme(match: re.Match[str]) -> str:
+    return f"{match.group('head')}{match.group('scheme') or ''}{REDACTED}"
+
+
+def _keep_head_tail(match: re.Match[str]) -> str:
+    return f"{match.group('head')}{REDACTED}{match.group('tail')}"
+
+
+_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
+    (
+        re.compile(
+            r"(?P<head>-----BEGIN (?P<kind>[A-Z0-9 ]*?)PRIVATE KEY-----)[\s\S]*?"
+            r"(?P<tail>-----END (?P=kind)PRIVATE KEY-----)"
+        ),
+        _keep_head_tail,
+    ),
+    (
+        re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>sk-ant-)[A-Za-z0-9_-]{16,}" + _NOT_TOKEN_AFTER),
+        _prefix_marker,
+    ),
+    (
+        re.compile(
+            _NOT_TOKEN_BEFORE + r"(?P<prefix>sk-)(?:proj-|svcacct-|admin-)?" + _RANDOM_BODY + _NOT_TOKEN_AFTER
+        ),
+        _prefix_marker,
+    ),
+    (re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>AIza)[0-9A-Za-z_-]{35}" + _NOT_TOKEN_AFTER), _prefix_marker),
+    (re.compile(r"\b(?P<prefix>gh[pousr]_)[A-Za-z0-9]{36,}\b"), _prefix_marker),
+    (re.compile(r"\b(?P<prefix>github_pat_)[A-Za-z0-9_]{22,}\b"), _prefix_marker),
+    (re.compile(r"\b(?P<prefix>xox[abprs]-)[A-Za-z0-9-]{10,}"), _prefix_marker),
+    (re.compile(r"\b(?P<prefix>AKIA|ASIA)[0-9A-Z]{16}\b"), _prefix_marker),
+    (
+        re.compile(
+            _NOT_TOKEN_BEFORE + r"(?P<prefix>eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
+        ),
+        _prefix_marker,
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<head>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)"
+            r"(?:(?P<scheme>(?:bearer|basic|token|digest)\s+)[^\s\"',;\[]+"
+            r"|(?!(?:bearer|basic|token|digest)\b)(?=[^\s\"',;\[]*\d)[^\s\"',;\[]{8,})"
+        ),
+        _keep_head_and_scheme,
+    ),
+    (re.compile(r"(?P<head>\bBearer\s+)(?=\S*\d)[A-Za-z0-9._~+/=-]{8,}"), _keep_head),
+    (
+        re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/\s:@\[]+:)[^/\s@\[]+(?P<tail>@)", re.IGNORECASE),
+        _keep_head_tail,
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<head>(?P<q>[\"'])" + _SECRET_NAME + r"(?P=q)\s*:\s*(?P<v>[\"']))"
+            r"(?:\\.|(?!(?P=v)).)+(?P<tail>(?P=v))"
+        ),
+        _keep_head_tail,
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<head>(?<![A-Za-z0-9])" + _SECRET_NAME + r"\b\s*=\s*)"
+            r"(?:\"[^\"]*\"|'[^']*'|[^\s&,;\"'\[]+)"
+        ),
+        _keep_head,
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<head>--(?:password|passwd|passphrase|secret|token|api-key|apikey|auth-token)(?:=|\s+))"
+            r"[^\s\[-][^\s]*"
+        ),
+        _keep_head,
+    ),
+    (
+        re.compile(
+            r"(?i)(?P<head>(?<![A-Za-z0-9\"'])" + _SECRET_NAME + r"\b\s*:\s*)(?=\S*\d)[^\s\[\"',;]{8,}"
+        ),
+        _keep_head,
+    ),
+]
+
+
+def redact_sensitive_text(text: str) -> str:
+    """Replace API keys, tokens, passwords, private keys and JWTs in `text` with stable markers."""
+    for pattern, replace in _RULES:
+        text = pattern.sub(replace, text)
+    return text

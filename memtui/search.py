@@ -1,0 +1,361 @@
+"""Keyword, vector and hybrid search with a full score trace for every candidate (§4).
+
+Two ranking profiles: `openclaw` reproduces OpenClaw 2026.4 (AND-joined keyword query, its
+formulas, thresholds and FTS-only fallback); `memtui` uses an OR-joined keyword query with stop
+words removed (measured better on SciFact and LoCoMo, see README) and otherwise the same merge.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+import numpy as np
+
+from memtui.config import MemorySearchSettings
+from memtui.embeddings.base import EmbeddingProvider
+from memtui.fts_query import (
+    KeywordQuery,
+    build_and_query,
+    build_or_query,
+    extract_keywords,
+    single_term_query,
+)
+from memtui.ranking import (
+    bm25_rank_to_score,
+    decay_multiplier,
+    fallback_boost,
+    item_age_days,
+    mmr_order,
+    truncate_utf16,
+)
+from memtui.store import ChunkRow, DriverError, Store
+
+MAX_CANDIDATES = 200
+
+
+@dataclass
+class Candidate:
+    """One chunk considered by a search, with every number that decided its fate."""
+
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    vector_score: float | None = None
+    text_score: float | None = None
+    bm25: float | None = None
+    vector_rank: int | None = None
+    text_rank: int | None = None
+    matched_by: list[str] = field(default_factory=list)
+    base_score: float = 0.0
+    decay: float = 1.0
+    age_days: float | None = None
+    score: float = 0.0
+    sorted_rank: int = 0
+    mmr_rank: int | None = None
+    rank: int | None = None
+    threshold: str | None = None
+    stage: str = "returned"
+
+    @property
+    def snippet(self) -> str:
+        """The first 700 UTF-16 units of the chunk text."""
+        return truncate_utf16(self.text)
+
+    @property
+    def key(self) -> str:
+        """`source:path:start:end`, used by the relax rule."""
+        return f"{self.source}:{self.path}:{self.start_line}:{self.end_line}"
+
+    def trace(self) -> dict[str, Any]:
+        """The whole score breakdown as JSON."""
+        return {
+            "id": self.id,
+            "score": self.score,
+            "baseScore": self.base_score,
+            "vectorScore": self.vector_score,
+            "textScore": self.text_score,
+            "bm25": self.bm25,
+            "vectorRank": self.vector_rank,
+            "textRank": self.text_rank,
+            "matchedBy": list(self.matched_by),
+            "decay": self.decay,
+            "ageDays": self.age_days,
+            "sortedRank": self.sorted_rank,
+            "mmrRank": self.mmr_rank,
+            "rank": self.rank,
+            "threshold": self.threshold,
+            "stage": self.stage,
+        }
+
+
+@dataclass
+class SearchOptions:
+    """Per-search overrides of the configured query settings."""
+
+    max_results: int | None = None
+    min_score: float | None = None
+    sources: Sequence[str] | None = None
+
+
+@dataclass
+class SearchResponse:
+    """A search's results plus everything needed to explain them."""
+
+    query: str
+    profile: str
+    mode: str
+    results: list[Candidate]
+    candidates: list[Candidate]
+    keyword: KeywordQuery | None
+    keyword_fallback_terms: list[str]
+    min_score: float
+    max_results: int
+    candidate_limit: int
+    vector_weight: float
+    text_weight: float
+    relaxed: bool
+    filtered_count: int
+    vector_skipped: str | None
+    elapsed_ms: float
+
+    def explain(self) -> dict[str, Any]:
+        """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
+        return {
+            "profile": self.profile,
+            "mode": self.mode,
+            "ftsQuery": self.keyword.match if self.keyword else None,
+            "ftsOperator": self.keyword.operator if self.keyword else None,
+            "terms": list(self.keyword.terms) if self.keyword else [],
+            "droppedTerms": list(self.keyword.dropped) if self.keyword else [],
+            "keywordFallbackTerms": self.keyword_fallback_terms,
+            "minScore": self.min_score,
+            "maxResults": self.max_results,
+            "candidateLimit": self.candidate_limit,
+            "vectorWeight": self.vector_weight,
+            "textWeight": self.text_weight,
+            "relaxed": self.relaxed,
+            "filteredByMinScore": self.filtered_count,
+            "candidates": len(self.candidates),
+            "vectorSkipped": self.vector_skipped,
+            "searchMs": round(self.elapsed_ms, 2),
+        }
+
+
+class Searcher:
+    """Runs searches against a store with an optional embedding provider."""
+
+    def __init__(self, store: Store, provider: EmbeddingProvider | None, settings: MemorySearchSettings,
+                 profile: str = "memtui", mtimes: dict[str, float] | None = None):
+        self.store = store
+        self.provider = provider
+        self.settings = settings
+        self.profile = profile
+        self.mtimes = mtimes or {}
+
+    def _keyword_query(self, query: str) -> KeywordQuery:
+        return build_and_query(query) if self.profile == "openclaw" else build_or_query(query)
+
+    def search(self, query: str, options: SearchOptions | None = None, *, now: datetime | None = None,
+               query_vector: Sequence[float] | None = None) -> SearchResponse:
+        """Search; `query_vector` skips embedding the query (tests, benchmarks, TUI re-ranking)."""
+        started = time.perf_counter()
+        options = options or SearchOptions()
+        now = now or datetime.now(UTC)
+        settings = self.settings
+        max_results = max(1, options.max_results or settings.query.max_results)
+        min_score = settings.query.min_score if options.min_score is None else options.min_score
+        hybrid = settings.query.hybrid
+        limit = min(MAX_CANDIDATES, max(1, math.floor(max_results * hybrid.candidate_multiplier)))
+        sources = [s for s in (options.sources or settings.sources) if s in settings.sources] or list(settings.sources)
+        caps = self.store.capabilities
+        fts_on = caps.fts_available and hybrid.enabled
+        keyword = self._keyword_query(query) if query.strip() else None
+        response = SearchResponse(
+            query=query, profile=self.profile, mode="fts-only", results=[], candidates=[], keyword=keyword,
+            keyword_fallback_terms=[], min_score=min_score, max_results=max_results, candidate_limit=limit,
+            vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight, relaxed=False, filtered_count=0,
+            vector_skipped=None, elapsed_ms=0.0,
+        )
+        if not query.strip():
+            return response
+        if self.provider is None:
+            self._fts_only(response, query, sources, now)
+        else:
+            response.mode = "hybrid" if fts_on else "vector-only"
+            self._hybrid(response, query, sources, now, fts_on, query_vector)
+        response.elapsed_ms = (time.perf_counter() - started) * 1000
+        return response
+
+    # -- keyword ----------------------------------------------------------------------------
+
+    def _keyword(self, match: str, limit: int, sources: list[str], model: str | None,
+                 terms: Sequence[str]) -> tuple[list[tuple[ChunkRow, float]], bool]:
+        """(rows with raw bm25, used LIKE fallback)."""
+        try:
+            return self.store.keyword_search(match, limit, model=model, sources=sources), False
+        except DriverError:
+            rows = self.store.like_search(list(terms), limit, model=model, sources=sources)
+            return [(row, 0.0) for row in rows], True
+
+    # -- FTS-only ---------------------------------------------------------------------------
+
+    def _fts_only(self, response: SearchResponse, query: str, sources: list[str], now: datetime) -> None:
+        keyword = response.keyword
+        if keyword is None or keyword.match is None or not self.store.capabilities.fts_available:
+            return
+        limit = response.candidate_limit
+        found: dict[str, Candidate] = {}
+        rows, used_like = self._keyword(keyword.match, limit, sources, None, keyword.terms)
+        for rank, (row, bm25) in enumerate(rows, start=1):
+            found[row.id] = self._text_candidate(row, bm25, rank, used_like, "fts")
+        if self.profile == "openclaw":
+            if not found:
+                response.keyword_fallback_terms = extract_keywords(query)
+                for term in response.keyword_fallback_terms:
+                    term_rows, term_like = self._keyword(single_term_query(term), limit, sources, None, [term])
+                    for rank, (row, bm25) in enumerate(term_rows, start=1):
+                        candidate = self._text_candidate(row, bm25, rank, term_like, f"keyword:{term}")
+                        previous = found.get(row.id)
+                        if previous is None or (candidate.text_score or 0) > (previous.text_score or 0):
+                            found[row.id] = candidate
+        terms = list(keyword.terms)
+        for candidate in found.values():
+            candidate.base_score = fallback_boost(candidate.text_score or 0.0, terms, candidate.text, candidate.path)
+        candidates = list(found.values())
+        self._decay_and_sort(candidates, now)
+        response.candidates = candidates
+        passing = [c for c in candidates if c.score >= response.min_score]
+        response.filtered_count = len(candidates) - len(passing)
+        if passing:
+            self._select(response, passing, "passed")
+        elif candidates:
+            response.relaxed = True
+            self._select(response, candidates, "any")
+
+    def _text_candidate(self, row: ChunkRow, bm25: float, rank: int, used_like: bool, how: str) -> Candidate:
+        text_score = 1.0 if used_like else bm25_rank_to_score(bm25)
+        return Candidate(
+            id=row.id, path=row.path, source=row.source, start_line=row.start_line, end_line=row.end_line,
+            text=row.text, text_score=text_score, bm25=None if used_like else bm25, text_rank=rank,
+            matched_by=["like" if used_like else how],
+        )
+
+    # -- hybrid -----------------------------------------------------------------------------
+
+    def _hybrid(self, response: SearchResponse, query: str, sources: list[str], now: datetime, fts_on: bool,
+                query_vector: Sequence[float] | None) -> None:
+        assert self.provider is not None
+        limit = response.candidate_limit
+        model = self.provider.model
+        found: dict[str, Candidate] = {}
+        keyword_keys: set[str] = set()
+        keyword = response.keyword
+        if fts_on and keyword is not None and keyword.match is not None:
+            rows, used_like = self._keyword(keyword.match, limit, sources, model, keyword.terms)
+            for rank, (row, bm25) in enumerate(rows, start=1):
+                candidate = self._text_candidate(row, bm25, rank, used_like, "fts")
+                found[row.id] = candidate
+                keyword_keys.add(candidate.key)
+        vector = list(query_vector) if query_vector is not None else self.provider.embed_query(query)
+        if not any(vector):
+            response.vector_skipped = "query embedding is all zeros"
+        else:
+            for rank, (row, score) in enumerate(self._vector(vector, limit, model, sources), start=1):
+                candidate = found.get(row.id)
+                if candidate is None:
+                    candidate = Candidate(id=row.id, path=row.path, source=row.source, start_line=row.start_line,
+                                          end_line=row.end_line, text=row.text)
+                    found[row.id] = candidate
+                candidate.vector_score = score
+                candidate.vector_rank = rank
+                candidate.matched_by.append("vector")
+        weights = (response.vector_weight, response.text_weight)
+        for candidate in found.values():
+            if fts_on:
+                candidate.base_score = weights[0] * (candidate.vector_score or 0.0) + weights[1] * (
+                    candidate.text_score or 0.0)
+            else:
+                candidate.base_score = candidate.vector_score or 0.0
+        candidates = list(found.values())
+        self._decay_and_sort(candidates, now)
+        response.candidates = candidates
+        passing = [c for c in candidates if c.score >= response.min_score]
+        response.filtered_count = len(candidates) - len(passing)
+        if passing or not fts_on:
+            self._select(response, passing, "passed")
+            return
+        relaxed_min = min(response.min_score, response.text_weight)
+        relaxed = [c for c in candidates if c.key in keyword_keys and c.score >= relaxed_min]
+        if relaxed:
+            response.relaxed = True
+            self._select(response, relaxed, "relaxed")
+
+    def _vector(self, vector: Sequence[float], limit: int, model: str,
+                sources: list[str]) -> list[tuple[ChunkRow, float]]:
+        caps = self.store.capabilities
+        if caps.vector_available and self.store.vector_dims() == len(vector):
+            return self.store.vector_knn(vector, limit, model=model, sources=sources)
+        rows = self.store.embeddings_for_model(model, sources)
+        if not rows:
+            return []
+        parsed = [(row, json.loads(embedding)) for row, embedding in rows if embedding and embedding != "[]"]
+        if not parsed:
+            return []
+        query = np.asarray(vector, dtype=np.float64)
+        scored: list[tuple[ChunkRow, float]] = []
+        query_norm = float(np.linalg.norm(query))
+        for row, values in parsed:
+            length = min(len(values), len(query))
+            doc = np.asarray(values[:length], dtype=np.float64)
+            denominator = float(np.linalg.norm(doc)) * float(np.linalg.norm(query[:length])) if length else 0.0
+            score = float(doc @ query[:length]) / denominator if denominator and query_norm else 0.0
+            scored.append((row, score))
+        scored.sort(key=lambda item: item[1], reverse=True)
+        return scored[:limit]
+
+    # -- shared tail ------------------------------------------------------------------------
+
+    def _decay_and_sort(self, candidates: list[Candidate], now: datetime) -> None:
+        decay = self.settings.query.hybrid.temporal_decay
+        for candidate in candidates:
+            if decay.enabled:
+                age = item_age_days(candidate.path, candidate.source, now, self.mtimes.get(candidate.path))
+                candidate.age_days = age
+                candidate.decay = 1.0 if age is None else decay_multiplier(age, decay.half_life_days)
+            candidate.score = candidate.base_score * candidate.decay
+        candidates.sort(key=lambda c: (-c.score, c.path, c.start_line))
+        for position, candidate in enumerate(candidates, start=1):
+            candidate.sorted_rank = position
+        mmr = self.settings.query.hybrid.mmr
+        if mmr.enabled and len(candidates) > 1:
+            order = mmr_order([c.score for c in candidates], [c.snippet for c in candidates], mmr.lambda_)
+            reordered = [candidates[i] for i in order]
+            candidates[:] = reordered
+            for position, candidate in enumerate(candidates, start=1):
+                candidate.mmr_rank = position
+
+    def _select(self, response: SearchResponse, pool: list[Candidate], threshold: str) -> None:
+        chosen_ids = {c.id for c in pool[: response.max_results]}
+        pool_ids = {c.id for c in pool}
+        for candidate in response.candidates:
+            if candidate.id in chosen_ids:
+                candidate.stage = "returned"
+                candidate.threshold = threshold
+            elif candidate.id in pool_ids:
+                candidate.stage = "cut-by-max-results"
+                candidate.threshold = threshold
+            else:
+                candidate.stage = "below-min-score"
+        results = [c for c in response.candidates if c.id in chosen_ids]
+        for position, candidate in enumerate(results, start=1):
+            candidate.rank = position
+        response.results = results

@@ -1,0 +1,144 @@
+"""The memory files of a workspace, listed exactly as OpenClaw's `listMemoryFiles` (§1.2, §5.5)."""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from datetime import date
+from pathlib import Path
+
+from memtui.errors import PathError
+
+ROOT_MEMORY_FILE = "MEMORY.md"
+MEMORY_DIR = "memory"
+REPAIR_DIR = ".openclaw-repair"
+DAILY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-(.+))?\.md$")
+
+
+@dataclass(frozen=True)
+class MemoryFile:
+    """One memory file: its absolute path and its workspace-relative, forward-slash path."""
+
+    abs_path: Path
+    rel_path: str
+
+
+def rel_path(workspace_dir: Path, abs_path: Path) -> str:
+    """`path.relative(workspace, abs)` with forward slashes (may start with `../`)."""
+    return Path(os.path.relpath(abs_path, workspace_dir)).as_posix()
+
+
+def canonical_root_memory(workspace_dir: Path) -> Path | None:
+    """`MEMORY.md` when an exact-case entry exists and is a regular file, not a symlink."""
+    try:
+        names = os.listdir(workspace_dir)
+    except OSError:
+        return None
+    if ROOT_MEMORY_FILE not in names:
+        return None
+    path = workspace_dir / ROOT_MEMORY_FILE
+    if path.is_symlink() or not path.is_file():
+        return None
+    return path
+
+
+def _walk_markdown(directory: Path) -> list[Path]:
+    """Recursive walk: symlinks (files and dirs) and `.openclaw-repair` skipped, `.md` files kept."""
+    found: list[Path] = []
+    try:
+        entries = sorted(os.scandir(directory), key=lambda e: e.name)
+    except OSError:
+        return found
+    for entry in entries:
+        if entry.is_symlink():
+            continue
+        if entry.is_dir(follow_symlinks=False):
+            if entry.name == REPAIR_DIR:
+                continue
+            found.extend(_walk_markdown(Path(entry.path)))
+        elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
+            found.append(Path(entry.path))
+    return found
+
+
+def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
+    """An `extraPaths` entry: absolute, `~`-relative or workspace-relative."""
+    expanded = Path(raw).expanduser()
+    return expanded if expanded.is_absolute() else workspace_dir / expanded
+
+
+def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
+    """MEMORY.md, then `memory/**/*.md`, then each extra path; de-duplicated by real path."""
+    candidates: list[Path] = []
+    root = canonical_root_memory(workspace_dir)
+    if root is not None:
+        candidates.append(root)
+    memory_dir = workspace_dir / MEMORY_DIR
+    if memory_dir.is_dir() and not memory_dir.is_symlink():
+        candidates.extend(_walk_markdown(memory_dir))
+    for raw in extra_paths:
+        extra = resolve_extra_path(workspace_dir, raw)
+        if extra.is_symlink():
+            continue
+        if extra.is_dir():
+            candidates.extend(_walk_markdown(extra))
+        elif extra.is_file() and extra.name.endswith(".md"):
+            candidates.append(extra)
+    seen: set[str] = set()
+    files: list[MemoryFile] = []
+    for path in candidates:
+        real = os.path.realpath(path)
+        if real in seen:
+            continue
+        seen.add(real)
+        files.append(MemoryFile(path, rel_path(workspace_dir, path)))
+    return files
+
+
+def daily_date(rel: str) -> date | None:
+    """The date of a daily log or slug file (`memory/YYYY-MM-DD[-slug].md` at any depth)."""
+    match = DAILY_RE.match(rel.rsplit("/", 1)[-1])
+    if not match:
+        return None
+    try:
+        return date(int(match.group(1)), int(match.group(2)), int(match.group(3)))
+    except ValueError:
+        return None
+
+
+def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str, ...] | list[str] = ()) -> Path:
+    """Validate a `memory_get` path and return the file; raise PathError("path required") otherwise.
+
+    Allowed: MEMORY.md, DREAMS.md/dreams.md, anything under `memory/`, anything under an extra path
+    (which may sit outside the workspace, reached as `../…`); `.md` only, no symlink on the way,
+    no absolute paths, and no `..` that leaves those places.
+    """
+    text = rel.strip() if isinstance(rel, str) else ""
+    if not text or "\x00" in text or text.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", text):
+        raise PathError("path required")
+    if not text.endswith(".md"):
+        raise PathError("path required")
+    workspace = Path(os.path.normpath(workspace_dir))
+    target = Path(os.path.normpath(workspace / text.replace("\\", "/")))
+    roots: list[Path] = []
+    if target == workspace / ROOT_MEMORY_FILE or (
+        target.parent == workspace and target.name.lower() == "dreams.md"
+    ):
+        roots.append(workspace)
+    elif (workspace / MEMORY_DIR) in target.parents and ".." not in text.split("/"):
+        roots.append(workspace)
+    else:
+        for raw in extra_paths:
+            extra = Path(os.path.normpath(resolve_extra_path(workspace, raw)))
+            if target == extra or extra in target.parents:
+                roots.append(extra.parent if target == extra else extra)
+                break
+    if not roots:
+        raise PathError("path required")
+    probe = roots[0]
+    for part in target.relative_to(roots[0]).parts:
+        probe = probe / part
+        if probe.is_symlink():
+            raise PathError("path required")
+    return target

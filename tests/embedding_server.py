@@ -1,0 +1,257 @@
+"""A real HTTP server on 127.0.0.1 speaking the OpenAI, Gemini and Voyage embedding APIs.
+
+Vectors come from hashed character trigrams of the input (deterministic, not normalised).
+Every request is recorded; failures (status codes) and slow responses can be injected per path.
+OpenAI routes live under `/v1`, Gemini under `/v1beta`, Voyage under `/voyage/v1`.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import itertools
+import json
+import re
+import struct
+import threading
+import time
+from dataclasses import dataclass, field
+from email.parser import BytesParser
+from email.policy import HTTP
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_DIMS = 16
+
+
+def vector_for(text: str, dims: int = DEFAULT_DIMS) -> list[float]:
+    """Sum of ±1 per character trigram of `text`, hashed into `dims` buckets."""
+    padded = f"  {text} "
+    vector = [0.0] * dims
+    for i in range(len(padded) - 2):
+        digest = hashlib.sha1(padded[i : i + 3].encode("utf-8", "surrogatepass")).digest()
+        vector[digest[0] % dims] += 1.0 if digest[1] % 2 else -1.0
+    return vector
+
+
+@dataclass
+class Recorded:
+    """One request as the server saw it."""
+
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+@dataclass
+class _Injection:
+    pattern: str
+    times: int
+    status: int | None = None
+    message: str = ""
+    delay: float = 0.0
+
+
+@dataclass
+class EmbeddingServer:
+    """Start with `start()`, stop with `stop()`; `url` is `http://127.0.0.1:<port>`."""
+
+    api_key: str | None = None
+    batch_polls_before_done: int = 1
+    batch_outcome: str = "completed"
+    requests: list[Recorded] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        self._lock = threading.Lock()
+        self._injections: list[_Injection] = []
+        self._files: dict[str, bytes] = {}
+        self._batches: dict[str, dict[str, Any]] = {}
+        self._ids = itertools.count(1)
+        self._httpd: ThreadingHTTPServer | None = None
+
+    # -- control -----------------------------------------------------------------------------
+    def start(self) -> EmbeddingServer:
+        server = self
+
+        class Handler(_Handler):
+            owner = server
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        if self._httpd is not None:
+            self._httpd.shutdown()
+            self._httpd.server_close()
+
+    @property
+    def url(self) -> str:
+        assert self._httpd is not None
+        return f"http://127.0.0.1:{self._httpd.server_address[1]}"
+
+    def fail(self, pattern: str, status: int, times: int = 1, message: str = "") -> None:
+        """The next `times` requests whose path contains `pattern` get `status`."""
+        with self._lock:
+            self._injections.append(_Injection(pattern, times, status=status, message=message))
+
+    def slow(self, pattern: str, seconds: float, times: int = 1) -> None:
+        """The next `times` requests whose path contains `pattern` wait `seconds` first."""
+        with self._lock:
+            self._injections.append(_Injection(pattern, times, delay=seconds))
+
+    def file_text(self, file_id: str) -> str:
+        return self._files[file_id].decode()
+
+    def paths(self, contains: str = "") -> list[str]:
+        return [r.path for r in self.requests if contains in r.path]
+
+    def matching(self, contains: str) -> list[Recorded]:
+        return [r for r in self.requests if contains in r.path]
+
+    # -- request handling -----------------------------------------------------------------
+    def _take(self, path: str) -> tuple[_Injection | None, float]:
+        failure, delay = None, 0.0
+        with self._lock:
+            for inj in self._injections:
+                if inj.times <= 0 or inj.pattern not in path:
+                    continue
+                if inj.status is not None and failure is None:
+                    failure = inj
+                    inj.times -= 1
+                elif inj.status is None and not delay:
+                    delay = inj.delay
+                    inj.times -= 1
+        return failure, delay
+
+    def handle(self, method: str, path: str, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        with self._lock:
+            self.requests.append(Recorded(method, path, headers, body))
+        failure, delay = self._take(path)
+        if delay:
+            time.sleep(delay)
+        if failure is not None:
+            assert failure.status is not None
+            return failure.status, {"error": {"message": failure.message or f"injected {failure.status}"}}
+        presented = headers.get("x-goog-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
+        if self.api_key is not None and presented != self.api_key:
+            return 401, {"error": {"message": f"Incorrect API key provided: {presented}"}}
+        if path.startswith("/v1beta/models/"):
+            return self._gemini(path, json.loads(body))
+        if path == "/voyage/v1/embeddings":
+            return self._voyage(json.loads(body))
+        if path == "/v1/embeddings":
+            return self._openai_embeddings(json.loads(body))
+        if path == "/v1/files" and method == "POST":
+            return self._upload(headers, body)
+        if path == "/v1/batches" and method == "POST":
+            return self._create_batch(json.loads(body))
+        match = re.fullmatch(r"/v1/batches/([\w-]+)", path)
+        if match and method == "GET":
+            return self._poll_batch(match.group(1))
+        match = re.fullmatch(r"/v1/files/([\w-]+)/content", path)
+        if match and method == "GET":
+            return 200, self._files[match.group(1)]
+        return 404, {"error": {"message": f"no route {method} {path}"}}
+
+    def _openai_embeddings(self, body: dict[str, Any]) -> tuple[int, Any]:
+        texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        data = []
+        for i, text in enumerate(texts):
+            vector = vector_for(text)
+            if body.get("encoding_format") == "base64":
+                encoded: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
+            else:
+                encoded = vector
+            data.append({"object": "embedding", "index": i, "embedding": encoded})
+        return 200, {"object": "list", "data": data, "model": body["model"],
+                     "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+
+    def _voyage(self, body: dict[str, Any]) -> tuple[int, Any]:
+        data = [{"object": "embedding", "index": i, "embedding": vector_for(t)} for i, t in enumerate(body["input"])]
+        return 200, {"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 0}}
+
+    def _gemini(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
+        def embed(request: dict[str, Any]) -> dict[str, Any]:
+            text = "".join(part["text"] for part in request["content"]["parts"])
+            return {"values": vector_for(text, request.get("outputDimensionality") or DEFAULT_DIMS)}
+
+        if path.endswith(":embedContent"):
+            return 200, {"embedding": embed(body)}
+        if path.endswith(":batchEmbedContents"):
+            return 200, {"embeddings": [embed(r) for r in body["requests"]]}
+        return 404, {"error": {"message": f"unknown gemini action {path}"}}
+
+    def _upload(self, headers: dict[str, str], body: bytes) -> tuple[int, Any]:
+        message = BytesParser(policy=HTTP).parsebytes(
+            f"Content-Type: {headers['content-type']}\r\n\r\n".encode() + body
+        )
+        fields = {part.get_param("name", header="content-disposition"): part for part in message.iter_parts()}
+        file_id = f"file-{next(self._ids)}"
+        self._files[file_id] = fields["file"].get_payload(decode=True)
+        purpose = fields["purpose"].get_payload(decode=True).decode()
+        return 200, {"id": file_id, "object": "file", "bytes": len(self._files[file_id]), "created_at": 0,
+                     "filename": fields["file"].get_filename(), "purpose": purpose, "status": "processed"}
+
+    def _create_batch(self, body: dict[str, Any]) -> tuple[int, Any]:
+        batch_id = f"batch-{next(self._ids)}"
+        batch = {"id": batch_id, "object": "batch", "endpoint": body["endpoint"], "errors": None,
+                 "input_file_id": body["input_file_id"], "completion_window": body["completion_window"],
+                 "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": 0,
+                 "metadata": body.get("metadata"), "_polls": 0}
+        self._batches[batch_id] = batch
+        return 200, _public(batch)
+
+    def _poll_batch(self, batch_id: str) -> tuple[int, Any]:
+        batch = self._batches[batch_id]
+        batch["_polls"] += 1
+        if batch["_polls"] < self.batch_polls_before_done:
+            batch["status"] = "in_progress"
+        elif self.batch_outcome != "completed":
+            batch["status"] = self.batch_outcome
+        else:
+            lines = []
+            for raw in self._files[batch["input_file_id"]].decode().splitlines():
+                request = json.loads(raw)
+                status, payload = self._openai_embeddings(request["body"])
+                lines.append(json.dumps({"id": f"req-{request['custom_id']}", "custom_id": request["custom_id"],
+                                         "response": {"status_code": status, "body": payload}, "error": None}))
+            out_id = f"file-{next(self._ids)}"
+            self._files[out_id] = "\n".join(lines).encode()
+            batch.update(status="completed", output_file_id=out_id)
+        return 200, _public(batch)
+
+
+def _public(batch: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in batch.items() if not k.startswith("_")}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    owner: EmbeddingServer
+
+    def log_message(self, format: str, *args: Any) -> None:
+        return
+
+    def _serve(self) -> None:
+        length = int(self.headers.get("content-length") or 0)
+        body = self.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        status, payload = self.owner.handle(self.command, self.path.split("?")[0], headers, body)
+        data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
+        try:
+            self.send_response(status)
+            self.send_header("Content-Type", "application/octet-stream" if isinstance(payload, bytes)
+                             else "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            return
+
+    do_GET = _serve
+    do_POST = _serve
