@@ -22,7 +22,7 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
-def atomic_write_text(path: Path, text: str, *, expected_digest: str | None | bool = False) -> str:
+def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | None = False) -> str:
     """Write `text` (UTF-8) to `path` via a temp file in the same folder and `os.replace`.
 
     When `expected_digest` is given (a digest, or None for "must not exist yet"), the write is

@@ -17,7 +17,9 @@ COMMAND_MODULES = (
     "index",
     "search",
     "get",
-    "sessions", "context",
+    "watch",
+    "sessions",
+    "context",
 )
 
 
@@ -25,8 +27,8 @@ def common_parser() -> argparse.ArgumentParser:
     """The options every subcommand accepts."""
     parser = argparse.ArgumentParser(add_help=False)
     group = parser.add_argument_group("agent")
-    group.add_argument("--state-dir", metavar="DIR", help="OpenClaw state dir (default ~/.openclaw or $OPENCLAW_STATE_DIR)")
-    group.add_argument("--workspace", metavar="DIR", help="memory workspace (default: the agent's configured workspace)")
+    group.add_argument("--state-dir", metavar="DIR", help="OpenClaw state dir (default ~/.openclaw)")
+    group.add_argument("--workspace", metavar="DIR", help="memory workspace (default: the agent's workspace)")
     group.add_argument("--agent", metavar="ID", help="agent id (default: the configured default agent)")
     group.add_argument("--config", metavar="FILE", help="openclaw.json to read (default <state>/openclaw.json)")
     group.add_argument("--provider", metavar="ID", help="embedding provider override; 'none' means FTS-only")

@@ -10,21 +10,25 @@ _TOKEN = re.compile(r"\w+")
 _CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _ASCII_WORD = re.compile(r"^[A-Za-z]+$")
 
-STOP_WORDS = frozenset(
-    """a about above after again against all also am an and any are aren as at be because been before being below
-    between both but by can cannot could couldn did didn do does doesn doing don down during each few for from
-    further had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn it
-    its itself just let me more most mustn my myself no nor not now of off on once only or other ought our ours
-    ourselves out over own same shan she should shouldn so some such than that the their theirs them themselves
-    then there these they this those through to too under until up very was wasn we were weren what when where
-    which while who whom why will with won would wouldn you your yours yourself yourselves
-    el la los las un una unos unas de del y o que en por para con sin sobre es son fue ser como pero mas más
-    o os as um uma uns umas do da dos das e ou em no na nos nas por para com sem é são foi ser como mas
-    في من على إلى عن مع هذا هذه ذلك التي الذي و أو
-    的 了 是 在 和 与 或 我 你 他 她 它 我们 你们 他们 这 那 这个 那个 有 也 就 都 而 及 吗 呢 吧
-    은 는 이 가 을 를 의 에 에서 와 과 도 로 으로 하고
-    の に は を が と で て も へ から まで より です ます""".split()
+_STOP_WORD_LINES = (
+    # English
+    "a about above after again against all also am an and any are aren as at be because been before being below",
+    "between both but by can cannot could couldn did didn do does doesn doing don down during each few for from",
+    "further had hadn has hasn have haven having he her here hers herself him himself his how i if in into is isn",
+    "it its itself just let me more most mustn my myself no nor not now of off on once only or other ought our",
+    "ours ourselves out over own same shan she should shouldn so some such than that the their theirs them",
+    "themselves then there these they this those through to too under until up very was wasn we were weren what",
+    "when where which while who whom why will with won would wouldn you your yours yourself yourselves",
+    # Spanish, Portuguese
+    "el la los las un una unos unas de del y o que en por para con sin sobre es son fue ser como pero mas más",
+    "os as um uma uns umas do da dos das e ou em no na nos nas com sem é são foi mas",
+    # Arabic, Chinese, Korean, Japanese
+    "في من على إلى عن مع هذا هذه ذلك التي الذي و أو",
+    "的 了 是 在 和 与 或 我 你 他 她 它 我们 你们 他们 这 那 这个 那个 有 也 就 都 而 及 吗 呢 吧",
+    "은 는 이 가 을 를 의 에 에서 와 과 도 로 으로 하고",
+    "の に は を が と で て も へ から まで より です ます",
 )
+STOP_WORDS = frozenset(" ".join(_STOP_WORD_LINES).split())
 
 
 @dataclass(frozen=True)

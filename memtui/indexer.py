@@ -303,7 +303,7 @@ class Indexer:
             part = missing[start : start + self.batch_size]
             try:
                 vectors = provider.embed_batch([by_hash[h] for h in part])
-            except Exception as exc:  # noqa: BLE001 - any provider failure triggers fallback
+            except Exception as exc:
                 raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
             if len(vectors) != len(part):
                 raise EmbeddingFailed(f"provider {provider.id} returned {len(vectors)} vectors for {len(part)} texts")

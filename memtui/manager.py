@@ -7,8 +7,8 @@ import threading
 import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +28,9 @@ from memtui.indexer import (
     swap_database,
 )
 from memtui.issues import FileIssue
-from memtui.search import SearchOptions, SearchResponse, Searcher
+from memtui.search import Searcher, SearchOptions, SearchResponse
 from memtui.store import Store, remove_database_files
-from memtui.tools import get_limits, memory_get, search_payload
+from memtui.tools import error_payload, get_limits, memory_get, search_payload
 from memtui.workspace import list_memory_files, resolve_extra_path
 
 _UNSET: Any = object()
@@ -74,6 +74,10 @@ class MemoryManager:
         self.last_sync: SyncReport | None = None
         self.store = self._open_store()
         self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
+        self._sync_queue: list[tuple[str, tuple[Path, ...] | None]] = []
+        self._sync_thread: threading.Thread | None = None
+        self._queue_lock = threading.Lock()
+        self._warm_sessions: set[str] = set()
 
     # -- lifecycle --------------------------------------------------------------------------
 
@@ -245,6 +249,47 @@ class MemoryManager:
         self.provider_reason = selection.reason or reason
         self.fallback = {"from": failed, "reason": reason}
 
+    def request_sync(self, reason: str, *, session_files: list[Path] | None = None) -> None:
+        """Queue a sync on the background indexing thread (one at a time; repeated requests coalesce)."""
+        if self.env.read_only:
+            return
+        entry = (reason, tuple(session_files) if session_files is not None else None)
+        with self._queue_lock:
+            if entry[1] is None and any(files is None for _, files in self._sync_queue):
+                return
+            self._sync_queue.append(entry)
+            if self._sync_thread is not None and self._sync_thread.is_alive():
+                return
+            self._sync_thread = threading.Thread(target=self._drain_syncs, name="memtui-sync", daemon=True)
+            self._sync_thread.start()
+
+    def _drain_syncs(self) -> None:
+        while True:
+            with self._queue_lock:
+                if not self._sync_queue:
+                    self._sync_thread = None
+                    return
+                reason, files = self._sync_queue.pop(0)
+            try:
+                self.sync(reason=reason, session_files=list(files) if files is not None else None)
+            except Exception:
+                continue
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Wait until queued background syncs have finished; False on timeout."""
+        thread = self._sync_thread
+        if thread is not None:
+            thread.join(timeout)
+            return not thread.is_alive()
+        return True
+
+    def warm_session(self, session_key: str | None) -> None:
+        """`warmSession`: one background session-start sync per session key."""
+        if not session_key or session_key in self._warm_sessions or not self.settings.sync.on_session_start:
+            return
+        self._warm_sessions.add(session_key)
+        self.request_sync("session-start")
+
     def ensure_indexed(self) -> SyncReport | None:
         """A blocking sync when the index is empty or dirty (what the one-shot CLI needs)."""
         if self.env.read_only:
@@ -276,12 +321,18 @@ class MemoryManager:
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
                       profile: str | None = None) -> dict[str, Any]:
-        """The `memory_search` tool: JSON exactly as OpenClaw returns it (plus the breakdown on request)."""
+        """The `memory_search` tool, following OpenClaw's steps: an empty index syncs first (blocking), a
+        dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request)."""
+        if not self.env.read_only and query.strip():
+            if self.store.read_meta() is None or (self.store.chunk_count() == 0 and self.dirty):
+                self.sync(reason="search")
+            else:
+                self.warm_session(session_key)
+                if self.dirty and self.settings.sync.on_search:
+                    self.request_sync("search")
         try:
             response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
         except ProviderError as exc:
-            from memtui.tools import error_payload
-
             return error_payload(str(exc), quota="quota" in str(exc).lower() or "429" in str(exc))
         return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
                               model=self.model, citations_mode=self.env.citations, session_key=session_key,
@@ -351,18 +402,13 @@ class MemoryManager:
             return {"ok": False, "error": "No embedding provider available (FTS-only mode)"}
         try:
             vector = self.provider.embed_query("ping")
-        except Exception as exc:  # noqa: BLE001 - the probe reports any failure
+        except Exception as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "dims": len(vector)}
 
     def missing_paths(self) -> list[str]:
         """Configured extra paths that do not exist (status issues)."""
         return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
-
-    def with_settings(self, settings: MemorySearchSettings) -> MemoryManager:
-        """Change the live query settings (not the index identity)."""
-        self.settings = replace(settings)
-        return self
 
 
 class _Cancelled(Exception):
@@ -378,7 +424,7 @@ class _FileLock:
 
     def __enter__(self) -> _FileLock:
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.handle = open(self.path, "a+")  # noqa: SIM115 - held for the lock's lifetime
+        self.handle = open(self.path, "a+")
         fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
         return self
 
@@ -391,8 +437,3 @@ def _meta_json(meta: dict[str, Any]) -> str:
     from memtui.jsonutil import js_stringify
 
     return js_stringify(meta)
-
-
-def now_utc() -> datetime:
-    """The current time in UTC."""
-    return datetime.now(UTC)

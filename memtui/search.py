@@ -217,16 +217,15 @@ class Searcher:
         rows, used_like = self._keyword(keyword.match, limit, sources, None, keyword.terms)
         for rank, (row, bm25) in enumerate(rows, start=1):
             found[row.id] = self._text_candidate(row, bm25, rank, used_like, "fts")
-        if self.profile == "openclaw":
-            if not found:
-                response.keyword_fallback_terms = extract_keywords(query)
-                for term in response.keyword_fallback_terms:
-                    term_rows, term_like = self._keyword(single_term_query(term), limit, sources, None, [term])
-                    for rank, (row, bm25) in enumerate(term_rows, start=1):
-                        candidate = self._text_candidate(row, bm25, rank, term_like, f"keyword:{term}")
-                        previous = found.get(row.id)
-                        if previous is None or (candidate.text_score or 0) > (previous.text_score or 0):
-                            found[row.id] = candidate
+        if self.profile == "openclaw" and not found:
+            response.keyword_fallback_terms = extract_keywords(query)
+            for term in response.keyword_fallback_terms:
+                term_rows, term_like = self._keyword(single_term_query(term), limit, sources, None, [term])
+                for rank, (row, bm25) in enumerate(term_rows, start=1):
+                    candidate = self._text_candidate(row, bm25, rank, term_like, f"keyword:{term}")
+                    previous = found.get(row.id)
+                    if previous is None or (candidate.text_score or 0) > (previous.text_score or 0):
+                        found[row.id] = candidate
         terms = list(keyword.terms)
         for candidate in found.values():
             candidate.base_score = fallback_boost(candidate.text_score or 0.0, terms, candidate.text, candidate.path)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import struct
@@ -87,7 +88,7 @@ def _load_vec(conn: Connection, extension_path: str | None) -> str | None:
         conn.execute("SELECT vec_version()").fetchone()
     except ImportError:
         return "the sqlite-vec package is not installed (pip install sqlite-vec)"
-    except Exception as exc:  # noqa: BLE001 - any load failure means FTS-only vectors
+    except Exception as exc:
         return f"sqlite-vec failed to load: {exc}"
     return None
 
@@ -192,7 +193,9 @@ class Store:
                 return
             if current is not None:
                 self.conn.execute("DROP TABLE chunks_vec")
-            self.conn.execute(f"CREATE VIRTUAL TABLE chunks_vec USING vec0(id TEXT PRIMARY KEY, embedding FLOAT[{dims}])")
+            self.conn.execute(
+                f"CREATE VIRTUAL TABLE chunks_vec USING vec0(id TEXT PRIMARY KEY, embedding FLOAT[{dims}])"
+            )
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -310,7 +313,8 @@ class Store:
                 part = list(ids[start : start + 500])
                 marks = ",".join("?" * len(part))
                 for row in self.conn.execute(
-                    f"SELECT id, path, source, start_line, end_line, hash, model, text FROM chunks WHERE id IN ({marks})",
+                    "SELECT id, path, source, start_line, end_line, hash, model, text FROM chunks "
+                    f"WHERE id IN ({marks})",
                     part,
                 ):
                     result[row[0]] = ChunkRow(*row)
@@ -508,7 +512,5 @@ def _escape_like(term: str) -> str:
 def remove_database_files(path: Path) -> None:
     """Delete an index file and its -wal/-shm companions."""
     for suffix in ("", "-wal", "-shm"):
-        try:
+        with contextlib.suppress(FileNotFoundError):
             os.remove(f"{path}{suffix}")
-        except FileNotFoundError:
-            pass

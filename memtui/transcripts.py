@@ -530,10 +530,9 @@ def _render(raw: bytes, doc: SessionDocument, max_message_chars: int, heartbeat_
 
 
 def remap_chunk_lines(start_line: int, end_line: int, line_map: list[int]) -> tuple[int, int]:
-    """Map 1-based chunk lines over `content` to JSONL line numbers; out-of-range lines are clamped."""
-    if not line_map:
-        return start_line, end_line
-    last = len(line_map)
-    start = line_map[min(max(start_line, 1), last) - 1]
-    end = line_map[min(max(end_line, 1), last) - 1]
-    return start, end
+    """Map 1-based chunk lines over `content` to JSONL line numbers (a line outside the map is kept as is)."""
+
+    def remap(line: int) -> int:
+        return line_map[line - 1] if 1 <= line <= len(line_map) else line
+
+    return remap(start_line), remap(end_line)

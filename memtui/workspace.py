@@ -124,9 +124,7 @@ def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str
     roots: list[Path] = []
     if target == workspace / ROOT_MEMORY_FILE or (
         target.parent == workspace and target.name.lower() == "dreams.md"
-    ):
-        roots.append(workspace)
-    elif (workspace / MEMORY_DIR) in target.parents and ".." not in text.split("/"):
+    ) or ((workspace / MEMORY_DIR) in target.parents and ".." not in text.split("/")):
         roots.append(workspace)
     else:
         for raw in extra_paths:

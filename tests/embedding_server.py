@@ -82,7 +82,9 @@ class EmbeddingServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        threading.Thread(target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
+        ).start()
         return self
 
     def stop(self) -> None:
@@ -169,11 +171,18 @@ class EmbeddingServer:
             else:
                 encoded = vector
             data.append({"object": "embedding", "index": i, "embedding": encoded})
-        return 200, {"object": "list", "data": data, "model": body["model"],
-                     "usage": {"prompt_tokens": 0, "total_tokens": 0}}
+        return 200, {
+            "object": "list",
+            "data": data,
+            "model": body["model"],
+            "usage": {"prompt_tokens": 0, "total_tokens": 0},
+        }
 
     def _voyage(self, body: dict[str, Any]) -> tuple[int, Any]:
-        data = [{"object": "embedding", "index": i, "embedding": vector_for(t)} for i, t in enumerate(body["input"])]
+        data = [
+            {"object": "embedding", "index": i, "embedding": vector_for(t)}
+            for i, t in enumerate(body["input"])
+        ]
         return 200, {"object": "list", "data": data, "model": body["model"], "usage": {"total_tokens": 0}}
 
     def _gemini(self, path: str, body: dict[str, Any]) -> tuple[int, Any]:
@@ -195,15 +204,32 @@ class EmbeddingServer:
         file_id = f"file-{next(self._ids)}"
         self._files[file_id] = fields["file"].get_payload(decode=True)
         purpose = fields["purpose"].get_payload(decode=True).decode()
-        return 200, {"id": file_id, "object": "file", "bytes": len(self._files[file_id]), "created_at": 0,
-                     "filename": fields["file"].get_filename(), "purpose": purpose, "status": "processed"}
+        return 200, {
+            "id": file_id,
+            "object": "file",
+            "bytes": len(self._files[file_id]),
+            "created_at": 0,
+            "filename": fields["file"].get_filename(),
+            "purpose": purpose,
+            "status": "processed",
+        }
 
     def _create_batch(self, body: dict[str, Any]) -> tuple[int, Any]:
         batch_id = f"batch-{next(self._ids)}"
-        batch = {"id": batch_id, "object": "batch", "endpoint": body["endpoint"], "errors": None,
-                 "input_file_id": body["input_file_id"], "completion_window": body["completion_window"],
-                 "status": "validating", "output_file_id": None, "error_file_id": None, "created_at": 0,
-                 "metadata": body.get("metadata"), "_polls": 0}
+        batch = {
+            "id": batch_id,
+            "object": "batch",
+            "endpoint": body["endpoint"],
+            "errors": None,
+            "input_file_id": body["input_file_id"],
+            "completion_window": body["completion_window"],
+            "status": "validating",
+            "output_file_id": None,
+            "error_file_id": None,
+            "created_at": 0,
+            "metadata": body.get("metadata"),
+            "_polls": 0,
+        }
         self._batches[batch_id] = batch
         return 200, _public(batch)
 
@@ -219,8 +245,16 @@ class EmbeddingServer:
             for raw in self._files[batch["input_file_id"]].decode().splitlines():
                 request = json.loads(raw)
                 status, payload = self._openai_embeddings(request["body"])
-                lines.append(json.dumps({"id": f"req-{request['custom_id']}", "custom_id": request["custom_id"],
-                                         "response": {"status_code": status, "body": payload}, "error": None}))
+                lines.append(
+                    json.dumps(
+                        {
+                            "id": f"req-{request['custom_id']}",
+                            "custom_id": request["custom_id"],
+                            "response": {"status_code": status, "body": payload},
+                            "error": None,
+                        }
+                    )
+                )
             out_id = f"file-{next(self._ids)}"
             self._files[out_id] = "\n".join(lines).encode()
             batch.update(status="completed", output_file_id=out_id)
@@ -245,8 +279,10 @@ class _Handler(BaseHTTPRequestHandler):
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
             self.send_response(status)
-            self.send_header("Content-Type", "application/octet-stream" if isinstance(payload, bytes)
-                             else "application/json")
+            self.send_header(
+                "Content-Type",
+                "application/octet-stream" if isinstance(payload, bytes) else "application/json",
+            )
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

@@ -15,7 +15,13 @@ from embedding_server import EmbeddingServer, vector_for
 from memtui.config import BatchSettings
 from memtui.embeddings.base import provider_key
 from memtui.embeddings.gemini import GeminiEmbeddingProvider
-from memtui.embeddings.http_retry import RemoteEndpoint, RetryPolicy, cache_headers, group_by_bytes, is_retryable
+from memtui.embeddings.http_retry import (
+    RemoteEndpoint,
+    RetryPolicy,
+    cache_headers,
+    group_by_bytes,
+    is_retryable,
+)
 from memtui.embeddings.openai_batch import OpenAIBatchRunner
 from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
 from memtui.embeddings.voyage import VoyageEmbeddingProvider
@@ -40,7 +46,9 @@ def retry(sleeps: list[float]) -> RetryPolicy:
     return RetryPolicy(sleep=sleeps.append, rng=random.Random(7))
 
 
-def openai_provider(server: EmbeddingServer, sleeps: list[float], key: str = KEY, **kw) -> OpenAIEmbeddingProvider:
+def openai_provider(
+    server: EmbeddingServer, sleeps: list[float], key: str = KEY, **kw
+) -> OpenAIEmbeddingProvider:
     headers = kw.pop("headers", {})
     endpoint = RemoteEndpoint(base_url=f"{server.url}/v1", api_key=key, headers=headers)
     return OpenAIEmbeddingProvider(endpoint, retry=retry(sleeps), **kw)
@@ -55,8 +63,14 @@ def normalized(vector: list[float]) -> list[float]:
 
 
 def test_openai_query_request_shape_and_headers(server, sleeps):
-    provider = openai_provider(server, sleeps, headers={"X-Team": "blue"}, query_input_type="query",
-                               document_input_type="passage", model="openai/text-embedding-3-large")
+    provider = openai_provider(
+        server,
+        sleeps,
+        headers={"X-Team": "blue"},
+        query_input_type="query",
+        document_input_type="passage",
+        model="openai/text-embedding-3-large",
+    )
     vector = provider.embed_query("where is the pool config")
     assert vector == vector_for("where is the pool config")  # used as returned, not re-normalised
     (request,) = server.matching("/v1/embeddings")
@@ -188,8 +202,9 @@ def test_connection_refused_is_one_line_error(sleeps):
 
 def test_gemini_query_and_documents(server, sleeps):
     endpoint = RemoteEndpoint(f"{server.url}/v1beta/", KEY, {"X-Goog-User-Project": "p1"})
-    provider = GeminiEmbeddingProvider(endpoint, model="models/gemini-embedding-001", output_dimensionality=8,
-                                       retry=retry(sleeps))
+    provider = GeminiEmbeddingProvider(
+        endpoint, model="models/gemini-embedding-001", output_dimensionality=8, retry=retry(sleeps)
+    )
     assert provider.max_input_tokens == 2048
     vector = provider.embed_query("tea preferences")
     assert vector == pytest.approx(normalized(vector_for("tea preferences", 8)))
@@ -197,16 +212,22 @@ def test_gemini_query_and_documents(server, sleeps):
     assert query.path == "/v1beta/models/gemini-embedding-001:embedContent"
     assert query.headers["x-goog-api-key"] == KEY and "authorization" not in query.headers
     assert query.headers["x-goog-user-project"] == "p1"
-    assert query.json() == {"content": {"parts": [{"text": "tea preferences"}]}, "taskType": "RETRIEVAL_QUERY",
-                            "outputDimensionality": 8}
+    assert query.json() == {
+        "content": {"parts": [{"text": "tea preferences"}]},
+        "taskType": "RETRIEVAL_QUERY",
+        "outputDimensionality": 8,
+    }
     docs = ["first doc", "second doc", "third"]
     vectors = provider.embed_batch(docs)
     assert vectors == [pytest.approx(normalized(vector_for(t, 8))) for t in docs]
     batch = server.requests[1]
     assert batch.path == "/v1beta/models/gemini-embedding-001:batchEmbedContents"
-    assert batch.json()["requests"][1] == {"model": "models/gemini-embedding-001",
-                                           "content": {"parts": [{"text": "second doc"}]},
-                                           "taskType": "RETRIEVAL_DOCUMENT", "outputDimensionality": 8}
+    assert batch.json()["requests"][1] == {
+        "model": "models/gemini-embedding-001",
+        "content": {"parts": [{"text": "second doc"}]},
+        "taskType": "RETRIEVAL_DOCUMENT",
+        "outputDimensionality": 8,
+    }
 
 
 def test_gemini_retries_resource_exhausted(server, sleeps):
@@ -217,7 +238,9 @@ def test_gemini_retries_resource_exhausted(server, sleeps):
 
 
 def test_voyage_input_types_and_raw_vectors(server, sleeps):
-    provider = VoyageEmbeddingProvider(RemoteEndpoint(f"{server.url}/voyage/v1", KEY, {}), retry=retry(sleeps))
+    provider = VoyageEmbeddingProvider(
+        RemoteEndpoint(f"{server.url}/voyage/v1", KEY, {}), retry=retry(sleeps)
+    )
     assert provider.model == "voyage-4-large"
     assert provider.embed_query("q one") == vector_for("q one")
     assert provider.embed_batch(["d1", "d2"]) == [vector_for("d1"), vector_for("d2")]
@@ -244,18 +267,29 @@ def test_openai_batch_end_to_end(server, sleeps):
     texts = ["alpha note", "beta note", "gamma ü note"]
     assert provider.embed_batch(texts) == [vector_for(t) for t in texts]
     assert [(r.method, r.path) for r in server.requests] == [
-        ("POST", "/v1/files"), ("POST", "/v1/batches"),
-        ("GET", "/v1/batches/batch-2"), ("GET", "/v1/batches/batch-2"), ("GET", "/v1/batches/batch-2"),
+        ("POST", "/v1/files"),
+        ("POST", "/v1/batches"),
+        ("GET", "/v1/batches/batch-2"),
+        ("GET", "/v1/batches/batch-2"),
+        ("GET", "/v1/batches/batch-2"),
         ("GET", "/v1/files/file-3/content"),
     ]
     upload = server.requests[0]
     assert b'name="purpose"' in upload.body and b"batch" in upload.body
     lines = [json.loads(line) for line in server.file_text("file-1").splitlines()]
-    assert lines[2] == {"custom_id": "2", "method": "POST", "url": "/v1/embeddings",
-                        "body": {"model": "text-embedding-3-small", "input": "gamma ü note", "input_type": "document"}}
+    assert lines[2] == {
+        "custom_id": "2",
+        "method": "POST",
+        "url": "/v1/embeddings",
+        "body": {"model": "text-embedding-3-small", "input": "gamma ü note", "input_type": "document"},
+    }
     create = server.requests[1].json()
-    assert create == {"input_file_id": "file-1", "endpoint": "/v1/embeddings", "completion_window": "24h",
-                      "metadata": {"source": "openclaw-memory", "agent": "ops"}}
+    assert create == {
+        "input_file_id": "file-1",
+        "endpoint": "/v1/embeddings",
+        "completion_window": "24h",
+        "metadata": {"source": "openclaw-memory", "agent": "ops"},
+    }
     assert polls == [0.25, 0.25, 0.25]  # after create (validating) and two in_progress polls
     assert provider.batch_status()["failures"] == 0 and provider.batch_status()["enabled"] is True
 
@@ -277,7 +311,7 @@ def test_batch_disabled_after_two_failures_and_inline_used(server, sleeps):
 
 def test_batch_timeout_counts_as_failure(server, sleeps):
     server.batch_polls_before_done = 1000
-    provider, polls = batch_provider(server, sleeps, timeout_minutes=0.01)
+    provider, _ = batch_provider(server, sleeps, timeout_minutes=0.01)
     clock = iter(range(0, 10_000, 1))
     provider.batch_runner.clock = lambda: float(next(clock))
     assert provider.embed_batch(["x"]) == [vector_for("x")]
@@ -299,28 +333,43 @@ def sha(text: str) -> str:
 
 
 def test_openai_provider_key_matches_hand_written_json(sleeps):
-    endpoint = RemoteEndpoint("http://127.0.0.1:9/v1", KEY, {"X-Team": "blue", "authorization": "Bearer other"})
+    endpoint = RemoteEndpoint(
+        "http://127.0.0.1:9/v1", KEY, {"X-Team": "blue", "authorization": "Bearer other"}
+    )
     provider = OpenAIEmbeddingProvider(endpoint, retry=retry(sleeps))
-    expected = ('{"provider":"openai","baseUrl":"http://127.0.0.1:9/v1","model":"text-embedding-3-small",'
-                '"headers":[["Content-Type","application/json"],["X-Team","blue"]]}')
+    expected = (
+        '{"provider":"openai","baseUrl":"http://127.0.0.1:9/v1","model":"text-embedding-3-small",'
+        '"headers":[["Content-Type","application/json"],["X-Team","blue"]]}'
+    )
     assert provider_key(provider) == sha(expected)
-    provider = OpenAIEmbeddingProvider(RemoteEndpoint("https://api.openai.com/v1", KEY, {}),
-                                       document_input_type="passage")
-    expected = ('{"provider":"openai","baseUrl":"https://api.openai.com/v1","model":"text-embedding-3-small",'
-                '"documentInputType":"passage","headers":[["Content-Type","application/json"]]}')
+    provider = OpenAIEmbeddingProvider(
+        RemoteEndpoint("https://api.openai.com/v1", KEY, {}), document_input_type="passage"
+    )
+    expected = (
+        '{"provider":"openai","baseUrl":"https://api.openai.com/v1","model":"text-embedding-3-small",'
+        '"documentInputType":"passage","headers":[["Content-Type","application/json"]]}'
+    )
     assert provider_key(provider) == sha(expected)
 
 
 def test_gemini_and_voyage_provider_keys():
-    gemini = GeminiEmbeddingProvider(RemoteEndpoint("https://generativelanguage.googleapis.com/v1beta", KEY,
-                                                    {"x-goog-api-key": "k", "X-Extra": "1"}))
-    expected = ('{"provider":"gemini","baseUrl":"https://generativelanguage.googleapis.com/v1beta",'
-                '"model":"gemini-embedding-001","headers":[["X-Extra","1"]]}')
+    gemini = GeminiEmbeddingProvider(
+        RemoteEndpoint(
+            "https://generativelanguage.googleapis.com/v1beta", KEY, {"x-goog-api-key": "k", "X-Extra": "1"}
+        )
+    )
+    expected = (
+        '{"provider":"gemini","baseUrl":"https://generativelanguage.googleapis.com/v1beta",'
+        '"model":"gemini-embedding-001","headers":[["X-Extra","1"]]}'
+    )
     assert provider_key(gemini) == sha(expected)
-    gemini = GeminiEmbeddingProvider(RemoteEndpoint("https://g.example/v1beta/openai/", KEY, {}),
-                                     model="gemini-embedding-2-preview")
-    expected = ('{"provider":"gemini","baseUrl":"https://g.example/v1beta","model":"gemini-embedding-2-preview",'
-                '"outputDimensionality":3072,"headers":[]}')
+    gemini = GeminiEmbeddingProvider(
+        RemoteEndpoint("https://g.example/v1beta/openai/", KEY, {}), model="gemini-embedding-2-preview"
+    )
+    expected = (
+        '{"provider":"gemini","baseUrl":"https://g.example/v1beta","model":"gemini-embedding-2-preview",'
+        '"outputDimensionality":3072,"headers":[]}'
+    )
     assert provider_key(gemini) == sha(expected)
     voyage = VoyageEmbeddingProvider(RemoteEndpoint("https://api.voyageai.com/v1", KEY, {}))
     assert provider_key(voyage) == sha('{"provider":"voyage","model":"voyage-4-large"}')
@@ -329,5 +378,9 @@ def test_gemini_and_voyage_provider_keys():
 def test_cache_headers_sort_like_locale_compare():
     headers = {"x-b": "2", "X-a": "1", "Accept": "j", "x_c": "3", "Authorization": "no"}
     # ICU (JavaScript localeCompare) ignores case first and orders "_" before "-"
-    assert cache_headers(headers, ["authorization"]) == [["Accept", "j"], ["x_c", "3"], ["X-a", "1"],
-                                                         ["x-b", "2"]]
+    assert cache_headers(headers, ["authorization"]) == [
+        ["Accept", "j"],
+        ["x_c", "3"],
+        ["X-a", "1"],
+        ["x-b", "2"],
+    ]

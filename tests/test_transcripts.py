@@ -214,7 +214,8 @@ def test_remap_chunk_lines_to_jsonl_lines() -> None:
     assert remap_chunk_lines(1, 1, line_map) == (5, 5)
     assert remap_chunk_lines(2, 4, line_map) == (6, 6)
     assert remap_chunk_lines(3, 5, line_map) == (6, 9)
-    assert remap_chunk_lines(1, 9, line_map) == (5, 9)
+    assert remap_chunk_lines(4, 7, line_map) == (6, 7)
+    assert remap_chunk_lines(1, 1, []) == (1, 1)
 
 
 @pytest.mark.parametrize(

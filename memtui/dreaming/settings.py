@@ -124,14 +124,23 @@ def diary_date(now: datetime, tz: tzinfo | None = None) -> str:
     return f"{local:%B} {local.day}, {local.year} at {hour}:{local:%M} {suffix} {_zone_label(local)}"
 
 
+# The only short zone names en-US `Intl.DateTimeFormat` prints; every other zone shows `GMT±H[:MM]`.
+_US_ZONE_NAMES = {
+    "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
+    "PST": -480, "PDT": -420, "AKST": -540, "AKDT": -480, "HST": -600, "HDT": -540,
+}  # fmt: skip
+
+
 def _zone_label(local: datetime) -> str:
-    name = local.tzname() or ""
-    if name and name[0] not in "+-" and name != "UTC":
-        return name
     offset = local.utcoffset()
     minutes = int(offset.total_seconds() // 60) if offset is not None else 0
-    if minutes == 0:
+    name = local.tzname() or ""
+    if _US_ZONE_NAMES.get(name) == minutes:
+        return name
+    if name == "UTC":
         return "UTC"
+    if minutes == 0:
+        return "GMT"
     sign = "+" if minutes > 0 else "-"
     hours, rest = divmod(abs(minutes), 60)
     return f"GMT{sign}{hours}" + (f":{rest:02d}" if rest else "")

@@ -150,6 +150,8 @@ def redact(text: str, secrets: Iterable[str | None]) -> str:
 
 def error_detail(body: Any, secrets: Iterable[str | None]) -> str:
     """A short one-line, key-free description of an error response body."""
+    if body is None:
+        return ""
     message: Any = body
     if isinstance(body, Mapping):
         error = body.get("error", body)

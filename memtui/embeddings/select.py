@@ -58,7 +58,7 @@ def _create_local(
     try:
         path = Path(spec) if memtui_model else resolve_model_file(spec, cache_dir, LOCAL_RESOLVE_TIMEOUT_S)
         return LocalEmbeddingProvider(
-            str(path), model=None if memtui_model else spec, context_size=settings.local.context_size,
+            str(path), model=path.name if memtui_model else spec, context_size=settings.local.context_size,
             model_cache_dir=cache_dir,
         )
     except MemtuiError as exc:

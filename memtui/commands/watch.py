@@ -1,0 +1,57 @@
+"""`memtui watch`: keep the index fresh in the foreground, one line per sync, until Ctrl-C."""
+
+from __future__ import annotations
+
+import argparse
+import threading
+import time
+
+from memtui.cli import agent_from_args
+from memtui.manager import IndexEvent, MemoryManager
+from memtui.watcher import MemoryWatcher
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `watch` subcommand."""
+    parser = subparsers.add_parser("watch", parents=parents, help="watch memory files and re-index on change")
+    parser.add_argument("--debounce-ms", type=int, metavar="MS", help="override sync.watchDebounceMs (1500)")
+    parser.set_defaults(func=run)
+
+
+def format_event(event: IndexEvent) -> str | None:
+    """One line for a finished or failed sync; None for other events."""
+    stamp = time.strftime("%H:%M:%S", time.localtime(event.at))
+    if event.kind == "finished" and event.report is not None:
+        report = event.report
+        return (f"{stamp} sync ({event.reason}): {report.files_changed} changed, {report.files_deleted} removed, "
+                f"{report.chunks_written} chunks, {report.elapsed_ms:.0f} ms"
+                + (" (full rebuild)" if report.full else ""))
+    if event.kind == "failed":
+        return f"{stamp} sync ({event.reason}) FAILED: {event.error}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    """Watch until interrupted; the database is closed on exit."""
+    env = agent_from_args(args)
+    stop = threading.Event()
+    with MemoryManager(env) as manager:
+
+        def show(event: IndexEvent) -> None:
+            line = format_event(event)
+            if line:
+                print(line, flush=True)
+
+        manager.subscribe(show)
+        watcher = MemoryWatcher(manager, debounce_ms=args.debounce_ms)
+        print(f"Watching {env.workspace_dir} (agent {env.agent_id}); Ctrl-C to stop.", flush=True)
+        watcher.start()
+        try:
+            while not stop.wait(0.5):
+                pass
+        except KeyboardInterrupt:
+            print("Stopping…", flush=True)
+        finally:
+            watcher.stop()
+            manager.wait_idle(timeout=30)
+    return 0

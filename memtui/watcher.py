@@ -1,0 +1,189 @@
+"""Keeps the index fresh: a watchdog observer, OpenClaw's ignore rules and debounce (§5.1, §6.4)."""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.observers import Observer
+
+from memtui.manager import IndexEvent, MemoryManager
+from memtui.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resolve_extra_path
+
+IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
+SESSION_DEBOUNCE_S = 5.0
+
+
+def is_ignored(path: str) -> bool:
+    """§5.1: ignored directories anywhere in the path, and files with a non-`.md` extension."""
+    parts = Path(path).parts
+    if any(part in IGNORED_SEGMENTS for part in parts):
+        return True
+    name = parts[-1] if parts else ""
+    suffix = os.path.splitext(name)[1]
+    return bool(suffix) and suffix != ".md"
+
+
+class _Debouncer:
+    """Runs `action` once, `delay` seconds after the last `poke()`."""
+
+    def __init__(self, delay: float, action: Callable[[], None]):
+        self.delay = delay
+        self.action = action
+        self._timer: threading.Timer | None = None
+        self._lock = threading.Lock()
+
+    def poke(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+            self._timer = threading.Timer(self.delay, self.action)
+            self._timer.daemon = True
+            self._timer.start()
+
+    def cancel(self) -> None:
+        with self._lock:
+            if self._timer is not None:
+                self._timer.cancel()
+                self._timer = None
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, accept: Callable[[str], bool], on_change: Callable[[str], None]):
+        self.accept = accept
+        self.on_change = on_change
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        if event.event_type in ("opened", "closed_no_write"):
+            return
+        paths = [event.src_path, getattr(event, "dest_path", "") or ""]
+        for raw in paths:
+            path = os.fsdecode(raw) if raw else ""
+            if path and self.accept(path):
+                self.on_change(path)
+
+
+class MemoryWatcher:
+    """Watches MEMORY.md, memory/, extra paths (and transcripts when sessions are indexed)."""
+
+    def __init__(self, manager: MemoryManager, *, debounce_ms: int | None = None,
+                 session_debounce_s: float = SESSION_DEBOUNCE_S):
+        self.manager = manager
+        settings = manager.settings
+        self.workspace = manager.env.workspace_dir
+        delay = (settings.sync.watch_debounce_ms if debounce_ms is None else debounce_ms) / 1000
+        self._memory_debounce = _Debouncer(delay, lambda: manager.request_sync("watch"))
+        self._session_debounce = _Debouncer(session_debounce_s, self._flush_sessions)
+        self._observer: Observer | None = None
+        self._interval: threading.Timer | None = None
+        self._stopped = threading.Event()
+        self._extras = self._extra_targets()
+        self._tracker = None
+        if "sessions" in settings.sources:
+            from memtui.session_deltas import SessionDeltaTracker
+
+            self._tracker = SessionDeltaTracker(delta_bytes=settings.sync.sessions.delta_bytes,
+                                                delta_messages=settings.sync.sessions.delta_messages)
+
+    # -- targets ----------------------------------------------------------------------------
+
+    def _extra_targets(self) -> list[Path]:
+        targets = []
+        for raw in self.manager.settings.extra_paths:
+            path = resolve_extra_path(self.workspace, raw)
+            if path.exists() and not path.is_symlink() and (path.is_dir() or path.suffix == ".md"):
+                targets.append(path)
+        return targets
+
+    def _accept_memory(self, path: str) -> bool:
+        target = Path(path)
+        relative = rel_path(self.workspace, target)
+        if is_ignored(relative) or os.path.islink(path):
+            return False
+        if target == self.workspace / ROOT_MEMORY_FILE:
+            return True
+        memory_dir = self.workspace / MEMORY_DIR
+        if target == memory_dir or memory_dir in target.parents:
+            return True
+        return any(target == extra or (extra.is_dir() and extra in target.parents) for extra in self._extras)
+
+    def _on_memory_change(self, path: str) -> None:
+        self.manager.dirty = True
+        self.manager.emit(IndexEvent("file-changed", reason="watch", paths=(rel_path(self.workspace, Path(path)),)))
+        self._memory_debounce.poke()
+
+    def _accept_session(self, path: str) -> bool:
+        return path.endswith(".jsonl") and not os.path.islink(path)
+
+    def _on_session_change(self, path: str) -> None:
+        if self._tracker is None or not os.path.exists(path):
+            return
+        result = self._tracker.observe(Path(path))
+        if result.dirty:
+            self._session_debounce.poke()
+
+    def _flush_sessions(self) -> None:
+        if self._tracker is None:
+            return
+        files = self._tracker.take_dirty()
+        if files:
+            self.manager.request_sync("session-delta", session_files=sorted(files))
+
+    # -- lifecycle --------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start observing and run the session-start sync; no-op when `sync.watch` is off."""
+        settings = self.manager.settings
+        if settings.sync.watch and "memory" in settings.sources:
+            observer = Observer()
+            memory_handler = _Handler(self._accept_memory, self._on_memory_change)
+            observer.schedule(memory_handler, str(self.workspace), recursive=False)
+            memory_dir = self.workspace / MEMORY_DIR
+            if memory_dir.is_dir() and not memory_dir.is_symlink():
+                observer.schedule(memory_handler, str(memory_dir), recursive=True)
+            for target in self._extras:
+                observer.schedule(memory_handler, str(target if target.is_dir() else target.parent),
+                                  recursive=target.is_dir())
+            sessions_dir = self.manager.env.sessions_dir
+            if self._tracker is not None and sessions_dir.is_dir():
+                observer.schedule(_Handler(self._accept_session, self._on_session_change), str(sessions_dir),
+                                  recursive=False)
+            observer.daemon = True
+            observer.start()
+            self._observer = observer
+        if settings.sync.on_session_start:
+            self.manager.request_sync("session-start")
+        self._schedule_interval()
+
+    def _schedule_interval(self) -> None:
+        minutes = self.manager.settings.sync.interval_minutes
+        if minutes <= 0 or self._stopped.is_set():
+            return
+
+        def tick() -> None:
+            self.manager.request_sync("interval")
+            self._schedule_interval()
+
+        self._interval = threading.Timer(minutes * 60, tick)
+        self._interval.daemon = True
+        self._interval.start()
+
+    def stop(self) -> None:
+        """Stop observing and cancel pending timers (a running sync finishes)."""
+        self._stopped.set()
+        self._memory_debounce.cancel()
+        self._session_debounce.cancel()
+        if self._interval is not None:
+            self._interval.cancel()
+        if self._observer is not None:
+            self._observer.stop()
+            self._observer.join(timeout=5)
+            self._observer = None
+
+    @property
+    def running(self) -> bool:
+        """Whether the observer is active."""
+        return self._observer is not None

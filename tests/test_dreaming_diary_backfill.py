@@ -1,0 +1,113 @@
+"""DREAMS.md format (§12.8), rem-backfill and its byte-for-byte rollback, daily ingestion."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+from dreaming_helpers import make_workspace
+
+from memtui.dreaming import diary
+from memtui.dreaming.backfill import rollback_diary, rollback_short_term, run_backfill
+from memtui.dreaming.settings import diary_date
+from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily
+from memtui.errors import PathError
+
+NOW = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
+
+
+def test_diary_date_matches_en_us_intl_format():
+    assert diary_date(NOW, ZoneInfo("America/Los_Angeles")) == "April 29, 2026 at 3:00 AM PDT"
+    assert diary_date(NOW, ZoneInfo("Asia/Shanghai")) == "April 29, 2026 at 6:00 PM GMT+8"
+    assert diary_date(NOW, ZoneInfo("Asia/Kolkata")) == "April 29, 2026 at 3:30 PM GMT+5:30"
+
+
+def test_entries_append_before_the_end_marker(tmp_path):
+    diary.append_entry(tmp_path, "One.", now=NOW, tz=UTC)
+    diary.append_entry(tmp_path, "Two.", now=NOW, tz=UTC)
+    assert (tmp_path / "DREAMS.md").read_text() == (
+        "# Dream Diary\n\n<!-- openclaw:dreaming:diary:start -->\n"
+        "---\n\n*April 29, 2026 at 10:00 AM UTC*\n\nOne.\n"
+        "\n---\n\n*April 29, 2026 at 10:00 AM UTC*\n\nTwo.\n"
+        "\n<!-- openclaw:dreaming:diary:end -->\n"
+    )
+
+
+def test_symlinked_diary_is_refused(tmp_path):
+    target = tmp_path / "elsewhere.md"
+    target.write_text("mine\n")
+    (tmp_path / "DREAMS.md").symlink_to(target)
+    with pytest.raises(PathError, match="symlink"):
+        diary.append_entry(tmp_path, "x", now=NOW, tz=UTC)
+    assert target.read_text() == "mine\n"
+
+
+def test_backfill_entry_and_rollback_restore_files_byte_for_byte(tmp_path):
+    ws = make_workspace(tmp_path)
+    diary.append_entry(ws, "An older dream.", now=NOW, tz=UTC)
+    dreams_before = (ws / "DREAMS.md").read_bytes()
+    store = ws / "memory/.dreams/short-term-recall.json"
+    store.parent.mkdir(parents=True)
+    store.write_text('{\n  "version": 1,\n  "updatedAt": "2026-04-01T00:00:00.000Z",\n  "entries": {}\n}\n')
+    store_before = store.read_bytes()
+
+    result = run_backfill(ws, ws / "memory", stage_short_term=True, now=NOW)
+    assert result.files == ["memory/2026-04-27.md"] and result.diary_entries == 1
+    text = (ws / "DREAMS.md").read_text()
+    assert (
+        "\n---\n\n*April 27, 2026*\n\n"
+        "<!-- openclaw:dreaming:backfill-entry day=2026-04-27 source=memory/2026-04-27.md -->\n\n"
+        "What Happened\n"
+        "1. Infrastructure: Move nightly backups to S3 Glacier deep archive.; "
+        "Keep 30 days of hot snapshots on the NAS. [memory/2026-04-27.md:4]\n"
+        "2. People: Alice prefers async standups on Tuesdays. [memory/2026-04-27.md:8]\n"
+    ) in text
+    staged = json.loads(store.read_text())["entries"]
+    assert {e["groundedCount"] for e in staged.values()} == {1} and len(staged) == 2
+
+    # a second backfill of the same note replaces its entry instead of adding one
+    run_backfill(ws, ws / "memory", now=NOW)
+    assert (ws / "DREAMS.md").read_text().count("backfill-entry") == 1
+
+    assert rollback_diary(ws) == 1
+    assert rollback_short_term(ws) is True
+    assert (ws / "DREAMS.md").read_bytes() == dreams_before
+    assert store.read_bytes() == store_before
+
+
+def test_rollback_removes_files_backfill_created(tmp_path):
+    ws = make_workspace(tmp_path)
+    run_backfill(ws, ws / "memory/2026-04-27.md", stage_short_term=True, now=NOW)
+    assert (ws / "DREAMS.md").exists()
+    rollback_diary(ws)
+    rollback_short_term(ws)
+    assert not (ws / "DREAMS.md").exists()
+    assert not (ws / "memory/.dreams/short-term-recall.json").exists()
+
+
+def test_daily_chunks_prefix_heading_and_cap_runs_at_four_lines():
+    lines = ["# 2026-04-27", "## Plans", "- a1 item", "- a2 item", "- a3 item", "- a4 item", "- a5 item", "", "ok"]
+    chunks = daily_snippet_chunks(lines)
+    assert [(c.start_line, c.end_line, c.snippet) for c in chunks] == [
+        (3, 6, "Plans: a1 item; a2 item; a3 item; a4 item"),
+        (7, 7, "Plans: a5 item"),
+        (9, 9, "Plans: ok"),
+    ]
+
+
+def test_daily_ingestion_counts_once_per_day_and_skips_unchanged_files(tmp_path):
+    ws = make_workspace(tmp_path)
+    first = ingest_daily(ws, now=NOW, tz=UTC)
+    assert (first.files, first.signals) == (1, 2)
+    store = json.loads((ws / "memory/.dreams/short-term-recall.json").read_text())
+    entry = store["entries"]["memory:memory/2026-04-27.md:4:5"]
+    assert (entry["dailyCount"], entry["recallCount"], entry["totalScore"]) == (1, 0, 0.62)
+    state = json.loads((ws / "memory/.dreams/daily-ingestion.json").read_text())
+    assert list(state["files"]) == ["memory/2026-04-27.md"]
+    assert ingest_daily(ws, now=NOW, tz=UTC).signals == 0
+    (ws / "memory/2026-04-27.md").write_text((ws / "memory/2026-04-27.md").read_text() + "\nNew fact here.\n")
+    ingest_daily(ws, now=NOW, tz=UTC)
+    store = json.loads((ws / "memory/.dreams/short-term-recall.json").read_text())
+    assert store["entries"]["memory:memory/2026-04-27.md:4:5"]["dailyCount"] == 1
