@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -20,20 +21,34 @@ COMMAND_MODULES = (
     "watch",
     "sessions",
     "context",
+    "promote",
+    "promote_explain",
+    "rem_backfill",
+    "dream",
+    "eval",
+    "model",
 )
 
 
-def common_parser() -> argparse.ArgumentParser:
-    """The options every subcommand accepts."""
+def common_parser(*, for_subcommand: bool = False) -> argparse.ArgumentParser:
+    """The options every subcommand accepts (on a subcommand they never override values given before it)."""
     parser = argparse.ArgumentParser(add_help=False)
+    default = argparse.SUPPRESS if for_subcommand else None
     group = parser.add_argument_group("agent")
-    group.add_argument("--state-dir", metavar="DIR", help="OpenClaw state dir (default ~/.openclaw)")
-    group.add_argument("--workspace", metavar="DIR", help="memory workspace (default: the agent's workspace)")
-    group.add_argument("--agent", metavar="ID", help="agent id (default: the configured default agent)")
-    group.add_argument("--config", metavar="FILE", help="openclaw.json to read (default <state>/openclaw.json)")
-    group.add_argument("--provider", metavar="ID", help="embedding provider override; 'none' means FTS-only")
-    group.add_argument("--store", metavar="FILE", help="index file (default <state>/memtui/<agent>.sqlite)")
-    group.add_argument("--read-only", action="store_true", help="open an existing index without writing to it")
+    group.add_argument("--state-dir", metavar="DIR", default=default,
+                       help="OpenClaw state dir (default ~/.openclaw)")
+    group.add_argument("--workspace", metavar="DIR", default=default,
+                       help="memory workspace (default: the agent's workspace)")
+    group.add_argument("--agent", metavar="ID", default=default,
+                       help="agent id (default: the configured default agent)")
+    group.add_argument("--config", metavar="FILE", default=default,
+                       help="openclaw.json to read (default <state>/openclaw.json)")
+    group.add_argument("--provider", metavar="ID", default=default,
+                       help="embedding provider override; 'none' means FTS-only")
+    group.add_argument("--store", metavar="FILE", default=default,
+                       help="index file (default <state>/memtui/<agent>.sqlite)")
+    group.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS if for_subcommand else False,
+                       help="open an existing index without writing to it")
     return parser
 
 
@@ -57,6 +72,7 @@ def agent_from_args(args: argparse.Namespace) -> AgentEnv:
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every registered subcommand."""
     common = common_parser()
+    sub_common = common_parser(for_subcommand=True)
     parser = argparse.ArgumentParser(
         prog="memtui",
         description="See into, debug and curate an OpenClaw agent's memory.",
@@ -67,7 +83,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMAND_MODULES:
         module = importlib.import_module(f"memtui.commands.{name}")
-        module.register(subparsers, [common])
+        module.register(subparsers, [sub_common])
     return parser
 
 
@@ -86,3 +102,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0

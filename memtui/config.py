@@ -236,7 +236,7 @@ class LoadedConfig:
     warnings: list[str] = field(default_factory=list)
 
 
-_JSON5_POS = re.compile(r"<string>:(\d+)\s*(.*?)(?:\s+at column (\d+))?$")
+_JSON5_POS = re.compile(r"<string>:(\d+)\s*(.*?)(?:\s+at column (\d+))?$", re.DOTALL)
 _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
@@ -246,7 +246,7 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
     try:
         data = json5.loads(text)
     except ValueError as exc:
-        match = _JSON5_POS.search(str(exc))
+        match = _JSON5_POS.search(str(exc).replace("\r", "\\r").replace("\n", "\\n"))
         if match:
             line, message, column = match.group(1), match.group(2), match.group(3) or "1"
             raise ConfigError(f"{where}:{line}:{column}: invalid JSON5: {message}") from None
@@ -465,8 +465,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     if not sources:
         sources = ["memory"]
 
-    tokens = max(1, int(r.number("chunking.tokens", 400) or 400))
-    overlap = int(_clamp(int(r.number("chunking.overlap", 80) or 0), 0, tokens - 1))
+    tokens = max(1, int(r.number("chunking.tokens", 400)))
+    overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
 
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)

@@ -85,7 +85,7 @@ class MemoryManager:
         from memtui.embeddings.select import select_provider
 
         selection = select_provider(self.settings, self.env.raw, state_dir=self.env.state_dir,
-                                    profile=self.env.profile)
+                                    profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
         if selection.fallback_from:
@@ -244,7 +244,7 @@ class MemoryManager:
         if self.provider is not None:
             self.provider.close()
         selection = fallback_provider(self.settings, self.env.raw, state_dir=self.env.state_dir, failed=failed,
-                                      reason=reason)
+                                      reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider = selection.provider
         self.provider_reason = selection.reason or reason
         self.fallback = {"from": failed, "reason": reason}
@@ -334,9 +334,20 @@ class MemoryManager:
             response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
         except ProviderError as exc:
             return error_payload(str(exc), quota="quota" in str(exc).lower() or "429" in str(exc))
+        self.record_recalls(query, response)
         return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
                               model=self.model, citations_mode=self.env.citations, session_key=session_key,
                               fallback=self.fallback, explain=explain, max_results=max_results)
+
+    def record_recalls(self, query: str, response: SearchResponse) -> int:
+        """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does)."""
+        if self.env.read_only or not response.results:
+            return 0
+        from memtui.dreaming.settings import dreaming_settings
+        from memtui.dreaming.signals import record_search_hits
+
+        hits = [(h.path, h.start_line, h.end_line, h.score, h.snippet, h.source) for h in response.results]
+        return record_search_hits(self.env.workspace_dir, query, hits, tz=dreaming_settings(self.env.raw).tz())
 
     def memory_get(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
         """The `memory_get` tool."""
@@ -390,6 +401,9 @@ class MemoryManager:
         }
         if self.fallback:
             status["fallback"] = self.fallback
+        batch_status = getattr(self.provider, "batch_status", None)
+        if callable(batch_status) and batch_status() is not None:
+            status["batch"] = batch_status()
         if self.last_sync:
             status["lastSync"] = self.last_sync.to_json()
         status["openclawStorePath"] = str(self.env.openclaw_store_path)

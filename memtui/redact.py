@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import NamedTuple
 
 REDACTED = "[REDACTED]"
 
@@ -49,80 +50,114 @@ def _keep_head_tail(match: re.Match[str]) -> str:
     return f"{match.group('head')}{REDACTED}{match.group('tail')}"
 
 
-_RULES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], str]]] = [
-    (
+class _Rule(NamedTuple):
+    pattern: re.Pattern[str]
+    replace: Callable[[re.Match[str]], str]
+    any_of: tuple[str, ...]  # lower-case substrings, one of which must occur for the pattern to be tried
+    all_of: tuple[str, ...]
+
+
+_NAME_HINTS = ("pass", "secret", "key", "token")
+_RULES: list[_Rule] = [
+    _Rule(
         re.compile(
             r"(?P<head>-----BEGIN (?P<kind>[A-Z0-9 ]*?)PRIVATE KEY-----)[\s\S]*?"
             r"(?P<tail>-----END (?P=kind)PRIVATE KEY-----)"
         ),
         _keep_head_tail,
+        ("private key",),
+        (),
     ),
-    (
+    _Rule(
         re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>sk-ant-)[A-Za-z0-9_-]{16,}" + _NOT_TOKEN_AFTER),
         _prefix_marker,
+        ("sk-ant-",),
+        (),
     ),
-    (
-        re.compile(
-            _NOT_TOKEN_BEFORE + r"(?P<prefix>sk-)(?:proj-|svcacct-|admin-)?" + _RANDOM_BODY + _NOT_TOKEN_AFTER
-        ),
+    _Rule(
+        re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>sk-)(?:proj-|svcacct-|admin-)?" + _RANDOM_BODY + _NOT_TOKEN_AFTER),
         _prefix_marker,
+        ("sk-",),
+        (),
     ),
-    (re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>AIza)[0-9A-Za-z_-]{35}" + _NOT_TOKEN_AFTER), _prefix_marker),
-    (re.compile(r"\b(?P<prefix>gh[pousr]_)[A-Za-z0-9]{36,}\b"), _prefix_marker),
-    (re.compile(r"\b(?P<prefix>github_pat_)[A-Za-z0-9_]{22,}\b"), _prefix_marker),
-    (re.compile(r"\b(?P<prefix>xox[abprs]-)[A-Za-z0-9-]{10,}"), _prefix_marker),
-    (re.compile(r"\b(?P<prefix>AKIA|ASIA)[0-9A-Z]{16}\b"), _prefix_marker),
-    (
-        re.compile(
-            _NOT_TOKEN_BEFORE + r"(?P<prefix>eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"
-        ),
+    _Rule(
+        re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>AIza)[0-9A-Za-z_-]{35}" + _NOT_TOKEN_AFTER),
         _prefix_marker,
+        ("aiza",),
+        (),
     ),
-    (
+    _Rule(
+        re.compile(r"\b(?P<prefix>gh[pousr]_)[A-Za-z0-9]{36,}\b"),
+        _prefix_marker,
+        ("ghp_", "gho_", "ghu_", "ghs_", "ghr_"),
+        (),
+    ),
+    _Rule(re.compile(r"\b(?P<prefix>github_pat_)[A-Za-z0-9_]{22,}\b"), _prefix_marker, ("github_pat_",), ()),
+    _Rule(re.compile(r"\b(?P<prefix>xox[abprs]-)[A-Za-z0-9-]{10,}"), _prefix_marker, ("xox",), ()),
+    _Rule(re.compile(r"\b(?P<prefix>AKIA|ASIA)[0-9A-Z]{16}\b"), _prefix_marker, ("akia", "asia"), ()),
+    _Rule(
+        re.compile(_NOT_TOKEN_BEFORE + r"(?P<prefix>eyJ)[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+        _prefix_marker,
+        ("eyj",),
+        (),
+    ),
+    _Rule(
         re.compile(
             r"(?i)(?P<head>\b(?:proxy-)?authorization[\"']?\s*[:=]\s*[\"']?)"
             r"(?:(?P<scheme>(?:bearer|basic|token|digest)\s+)[^\s\"',;\[]+"
             r"|(?!(?:bearer|basic|token|digest)\b)(?=[^\s\"',;\[]*\d)[^\s\"',;\[]{8,})"
         ),
         _keep_head_and_scheme,
+        ("authorization",),
+        (),
     ),
-    (re.compile(r"(?P<head>\bBearer\s+)(?=\S*\d)[A-Za-z0-9._~+/=-]{8,}"), _keep_head),
-    (
+    _Rule(re.compile(r"(?P<head>\bBearer\s+)(?=\S*\d)[A-Za-z0-9._~+/=-]{8,}"), _keep_head, ("bearer",), ()),
+    _Rule(
         re.compile(r"(?P<head>\b[a-z][a-z0-9+.-]*://[^/\s:@\[]+:)[^/\s@\[]+(?P<tail>@)", re.IGNORECASE),
         _keep_head_tail,
+        ("://",),
+        ("@",),
     ),
-    (
+    _Rule(
         re.compile(
             r"(?i)(?P<head>(?P<q>[\"'])" + _SECRET_NAME + r"(?P=q)\s*:\s*(?P<v>[\"']))"
             r"(?:\\.|(?!(?P=v)).)+(?P<tail>(?P=v))"
         ),
         _keep_head_tail,
+        _NAME_HINTS,
+        (":",),
     ),
-    (
+    _Rule(
         re.compile(
             r"(?i)(?P<head>(?<![A-Za-z0-9])" + _SECRET_NAME + r"\b\s*=\s*)"
             r"(?:\"[^\"]*\"|'[^']*'|[^\s&,;\"'\[]+)"
         ),
         _keep_head,
+        _NAME_HINTS,
+        ("=",),
     ),
-    (
+    _Rule(
         re.compile(
             r"(?i)(?P<head>--(?:password|passwd|passphrase|secret|token|api-key|apikey|auth-token)(?:=|\s+))"
             r"[^\s\[-][^\s]*"
         ),
         _keep_head,
+        ("--",),
+        (),
     ),
-    (
-        re.compile(
-            r"(?i)(?P<head>(?<![A-Za-z0-9\"'])" + _SECRET_NAME + r"\b\s*:\s*)(?=\S*\d)[^\s\[\"',;]{8,}"
-        ),
+    _Rule(
+        re.compile(r"(?i)(?P<head>(?<![A-Za-z0-9\"'])" + _SECRET_NAME + r"\b\s*:\s*)(?=\S*\d)[^\s\[\"',;]{8,}"),
         _keep_head,
+        _NAME_HINTS,
+        (":",),
     ),
 ]
 
 
 def redact_sensitive_text(text: str) -> str:
     """Replace API keys, tokens, passwords, private keys and JWTs in `text` with stable markers."""
-    for pattern, replace in _RULES:
-        text = pattern.sub(replace, text)
+    lowered = text.lower()
+    for rule in _RULES:
+        if any(h in lowered for h in rule.any_of) and all(h in lowered for h in rule.all_of):
+            text = rule.pattern.sub(rule.replace, text)
     return text

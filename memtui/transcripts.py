@@ -87,7 +87,6 @@ _RUNTIME_PREFACE_HEADERS = frozenset(
 )
 _LEGACY_INTERNAL_HEADER = "OpenClaw runtime context (internal):"
 
-_WHITESPACE_RE = re.compile(r"[\s\ufeff]+")
 _SYSTEM_WRAPPER_RE = re.compile(r"^System(?: \(untrusted\))?: \[[^\]]+\]\s*")
 _CRON_PROMPT_RE = re.compile(r"^\[cron:[^\]]+\]\s*")
 _EXEC_COMPLETION_RE = re.compile(
@@ -280,8 +279,10 @@ def _skip_blank(lines: list[str], index: int) -> int:
 
 
 def normalize_whitespace(text: str) -> str:
-    """Collapse every run of whitespace (newlines included) into one space and trim."""
-    return _WHITESPACE_RE.sub(" ", text).strip()
+    """Collapse every run of whitespace (newlines included, and U+FEFF as JavaScript's `\\s` does) into one space."""
+    if "\ufeff" in text:
+        text = text.replace("\ufeff", " ")
+    return " ".join(text.split())
 
 
 def _is_silent_reply(text: str) -> bool:
@@ -357,10 +358,14 @@ def wrap_text(text: str, limit: int = WRAP_CHARS) -> list[str]:
     return [p for p in pieces if p]
 
 
+def _replace_lone_surrogates(text: str) -> str:
+    return text if text.isascii() else _LONE_SURROGATE_RE.sub("\ufffd", text)
+
+
 def message_text(content: Any) -> str | None:
     """String `content`, or its `text` blocks joined with `\\n` (lone surrogates → U+FFFD), or None."""
     if isinstance(content, str):
-        return _LONE_SURROGATE_RE.sub("\ufffd", content)
+        return _replace_lone_surrogates(content)
     if not isinstance(content, list):
         return None
     parts = [
@@ -368,7 +373,7 @@ def message_text(content: Any) -> str | None:
         for block in content
         if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
     ]
-    return _LONE_SURROGATE_RE.sub("\ufffd", "\n".join(parts)) if parts else None
+    return _replace_lone_surrogates("\n".join(parts)) if parts else None
 
 
 def _iso_to_ms(value: str) -> int | None:

@@ -57,7 +57,7 @@ class _Handler(FileSystemEventHandler):
         self.on_change = on_change
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write"):
+        if event.event_type in ("opened", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for raw in paths:

@@ -57,7 +57,12 @@ def test_promote_explain_by_key_range_and_path(run):
         [candidate] = json.loads(out)["candidates"]
         assert candidate["key"] == KEY and candidate["signalCount"] == 3
         assert set(candidate["components"]) == {
-            "frequency", "relevance", "diversity", "recency", "consolidation", "conceptual",
+            "frequency",
+            "relevance",
+            "diversity",
+            "recency",
+            "consolidation",
+            "conceptual",
         }
     code, out, _ = run("promote-explain", KEY)
     assert "relevance     0.900 × 0.30 = 0.270" in out
@@ -71,7 +76,11 @@ def test_rem_backfill_and_rollback(run):
     assert "backfill-entry day=2026-04-27" in (run.ws / "DREAMS.md").read_text()
     code, out, _ = run("rem-backfill", "--rollback", "--rollback-short-term", "--json")
     assert json.loads(out) == {
-        "files": [], "diaryEntries": 0, "stagedShortTerm": 0, "removedDiaryEntries": 1, "restoredShortTerm": True,
+        "files": [],
+        "diaryEntries": 0,
+        "stagedShortTerm": 0,
+        "removedDiaryEntries": 1,
+        "restoredShortTerm": True,
     }
     assert not (run.ws / "DREAMS.md").exists()
     code, _, err = run("rem-backfill", "--path", str(run.ws / "nope"))

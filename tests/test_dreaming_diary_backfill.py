@@ -12,7 +12,7 @@ from dreaming_helpers import make_workspace
 from memtui.dreaming import diary
 from memtui.dreaming.backfill import rollback_diary, rollback_short_term, run_backfill
 from memtui.dreaming.settings import diary_date
-from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily
+from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily, ingest_sessions
 from memtui.errors import PathError
 
 NOW = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
@@ -111,3 +111,43 @@ def test_daily_ingestion_counts_once_per_day_and_skips_unchanged_files(tmp_path)
     ingest_daily(ws, now=NOW, tz=UTC)
     store = json.loads((ws / "memory/.dreams/short-term-recall.json").read_text())
     assert store["entries"]["memory:memory/2026-04-27.md:4:5"]["dailyCount"] == 1
+
+
+def test_session_ingestion_writes_redacted_corpus_lines_once(tmp_path):
+    ws = make_workspace(tmp_path / "ws")
+    sessions = tmp_path / "sessions"
+    sessions.mkdir()
+    records = [
+        {"type": "session", "version": 3, "id": "s1", "timestamp": "2026-04-29T09:00:00.000Z"},
+        {
+            "type": "message",
+            "id": "m1",
+            "timestamp": "2026-04-29T09:00:01.000Z",
+            "message": {"role": "user", "content": "Please remember my key OPENAI_API_KEY=sk-1234567890abcdefghij"},
+        },
+        {
+            "type": "message",
+            "id": "m2",
+            "timestamp": "2026-04-29T09:00:02.000Z",
+            "message": {"role": "assistant", "content": [{"type": "text", "text": "Noted, I will keep it safe."}]},
+        },
+        {
+            "type": "message",
+            "id": "m3",
+            "timestamp": "2026-04-29T09:00:03.000Z",
+            "message": {"role": "user", "content": "ok"},
+        },
+    ]
+    (sessions / "s1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in records))
+    result = ingest_sessions(ws, sessions, "main", now=NOW, tz=UTC)
+    corpus = (ws / "memory/.dreams/session-corpus/2026-04-29.txt").read_text().splitlines()
+    assert len(corpus) == 2 and result.signals == 2  # "User: ok" is under 12 characters
+    assert corpus[0].startswith("[main/s1.jsonl#L2] User: Please remember my key ")
+    assert "sk-1234567890abcdefghij" not in corpus[0]
+    assert corpus[1] == "[main/s1.jsonl#L3] Assistant: Noted, I will keep it safe."
+    store = json.loads((ws / "memory/.dreams/short-term-recall.json").read_text())
+    entry = store["entries"]["memory:memory/.dreams/session-corpus/2026-04-29.txt:2:2"]
+    assert (entry["dailyCount"], entry["totalScore"]) == (1, 0.58)
+    state = json.loads((ws / "memory/.dreams/session-ingestion.json").read_text())
+    assert state["version"] == 3 and state["files"]["s1.jsonl"]["lastContentLine"] == 4
+    assert ingest_sessions(ws, sessions, "main", now=NOW, tz=UTC).signals == 0

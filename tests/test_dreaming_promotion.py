@@ -45,10 +45,27 @@ def test_search_hits_only_count_on_short_term_memory_paths(tmp_path):
 
 def test_promotion_section_format():
     c = Candidate(
-        key="memory:memory/2026-04-27.md:4:6", path="memory/2026-04-27.md", start_line=4, end_line=6,
-        snippet="Alice prefers async standups", recall_count=4, daily_count=0, grounded_count=0, signal_count=4,
-        avg_score=0.6119, max_score=0.9, unique_queries=3, context_diversity=3, age_days=0, first_recalled_at="",
-        last_recalled_at="", recall_days=[], concept_tags=[], components=None, weights={}, phase_boost=None,
+        key="memory:memory/2026-04-27.md:4:6",
+        path="memory/2026-04-27.md",
+        start_line=4,
+        end_line=6,
+        snippet="Alice prefers async standups",
+        recall_count=4,
+        daily_count=0,
+        grounded_count=0,
+        signal_count=4,
+        avg_score=0.6119,
+        max_score=0.9,
+        unique_queries=3,
+        context_diversity=3,
+        age_days=0,
+        first_recalled_at="",
+        last_recalled_at="",
+        recall_days=[],
+        concept_tags=[],
+        components=None,
+        weights={},
+        phase_boost=None,
         score=0.8234,
     )
     assert promotion_section([c], "2026-04-29") == (
@@ -115,6 +132,11 @@ def test_existing_memory_gets_no_header(tmp_path):
     recall_backups(ws)
     (ws / "MEMORY.md").write_text("# Facts\n- sky is blue")
     apply_promotions(ws, candidates(ws), now=APPLY_AT, tz=UTC)
-    assert (ws / "MEMORY.md").read_text().startswith(
-        "# Facts\n- sky is blue\n\n## Promoted From Short-Term Memory (2026-04-29)\n\n<!-- openclaw-memory-promotion:"
+    assert (
+        (ws / "MEMORY.md")
+        .read_text()
+        .startswith(
+            "# Facts\n- sky is blue\n\n## Promoted From Short-Term Memory (2026-04-29)\n\n"
+            "<!-- openclaw-memory-promotion:"
+        )
     )

@@ -14,18 +14,12 @@ from memtui.errors import MemtuiError
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """Add `eval` and its three subcommands."""
-    p = subparsers.add_parser(
-        "eval", parents=parents, help="measure search quality (SciFact, LoCoMo, golden queries)"
-    )
+    p = subparsers.add_parser("eval", parents=parents, help="measure search quality (SciFact, LoCoMo, golden queries)")
     sub = p.add_subparsers(dest="eval_command", metavar="SUITE", required=True)
 
-    sci = sub.add_parser(
-        "scifact", parents=parents, help="BEIR SciFact nDCG@10 and recall@100 in a fresh workspace"
-    )
+    sci = sub.add_parser("scifact", parents=parents, help="BEIR SciFact nDCG@10 and recall@100 in a fresh workspace")
     sci.add_argument("--corpus", required=True, metavar="FILE", help="corpus.jsonl")
-    sci.add_argument(
-        "--queries", required=True, metavar="FILE", help="queries JSONL (e.g. queries-train.jsonl)"
-    )
+    sci.add_argument("--queries", required=True, metavar="FILE", help="queries JSONL (e.g. queries-train.jsonl)")
     sci.add_argument("--qrels", required=True, metavar="FILE", help="qrels TSV (e.g. qrels/train.tsv)")
     sci.add_argument("--limit", type=int, metavar="N", help="score only the first N judged queries")
     _common(sci)
@@ -53,12 +47,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         help='lines of {"query": ..., "expected": ["path" | "path:a-b", ...]}',
     )
     gold.add_argument("--k", type=int, default=10, metavar="N", help="results per query (default 10)")
-    gold.add_argument(
-        "--json", action="store_true", help="print the result JSON (usable later as --compare input)"
-    )
-    gold.add_argument(
-        "--compare", metavar="PREVIOUS.json", help="show per-query changes against an earlier --json run"
-    )
+    gold.add_argument("--json", action="store_true", help="print the result JSON (usable later as --compare input)")
+    gold.add_argument("--compare", metavar="PREVIOUS.json", help="show per-query changes against an earlier --json run")
     gold.add_argument("--profile", choices=PROFILES, help="ranking profile (default: memtui)")
     gold.set_defaults(func=run_golden_command)
 
@@ -74,13 +64,13 @@ def _progress(label: str, done: int, total: int) -> None:
         print(f"\r{label}: {done}/{total} queries", end=end, file=sys.stderr, flush=True)
 
 
-def format_table(rows: Sequence[Sequence[Any]], header: Sequence[str]) -> str:
-    """A small aligned text table: first column left-aligned, the others right-aligned."""
+def format_table(rows: Sequence[Sequence[Any]], header: Sequence[str], left: int = 1) -> str:
+    """A small aligned text table: the first `left` columns left-aligned, the others right-aligned."""
     cells = [[str(c) for c in header]] + [[_cell(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(header))]
     lines = []
     for r in cells:
-        parts = [r[0].ljust(widths[0])] + [c.rjust(w) for c, w in zip(r[1:], widths[1:], strict=True)]
+        parts = [c.ljust(w) if i < left else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths, strict=True))]
         lines.append("  ".join(parts).rstrip())
     return "\n".join(lines)
 
@@ -154,9 +144,7 @@ def run_locomo_command(args: argparse.Namespace) -> int:
     from memtui.evaluation.locomo import run_locomo
 
     ks = _parse_ks(args.k)
-    conversations = (
-        [c.strip() for c in args.conversations.split(",") if c.strip()] if args.conversations else None
-    )
+    conversations = [c.strip() for c in args.conversations.split(",") if c.strip()] if args.conversations else None
     report = run_locomo(
         args.file,
         ks=ks,
@@ -172,8 +160,7 @@ def run_locomo_command(args: argparse.Namespace) -> int:
     ks = sorted(set(ks))
     rows = [["all", report["questions"], *(report[f"recall@{k}"] for k in ks)]]
     rows += [
-        [name, entry["questions"], *(entry[f"recall@{k}"] for k in ks)]
-        for name, entry in report["byCategory"].items()
+        [name, entry["questions"], *(entry[f"recall@{k}"] for k in ks)] for name, entry in report["byCategory"].items()
     ]
     print(format_table(rows, ["category", "questions", *(f"recall@{k}" for k in ks)]))
     budget = ", ".join(f"{float(v):.0f} @{k}" for k, v in report["charsPerQueryAtK"].items())
@@ -203,10 +190,7 @@ def run_golden_command(args: argparse.Namespace) -> int:
     k = report["k"]
     print(
         format_table(
-            [
-                [r["query"], r["firstRank"], r[f"recall@{k}"], r["rr"], r[f"ndcg@{k}"]]
-                for r in report["results"]
-            ],
+            [[r["query"], r["firstRank"], r[f"recall@{k}"], r["rr"], r[f"ndcg@{k}"]] for r in report["results"]],
             ["query", "first", f"recall@{k}", "rr", f"ndcg@{k}"],
         )
     )
@@ -234,6 +218,7 @@ def run_golden_command(args: argparse.Namespace) -> int:
                     for r in cmp["rows"]
                 ],
                 ["query", "change", "before", "now", "ranks"],
+                left=2,
             )
         )
         print(", ".join(f"{cmp[s]} {s}" for s in ("better", "worse", "unchanged", "new", "removed")))

@@ -66,6 +66,12 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     lines.append(f"Embedding cache: {'enabled' if cache['enabled'] else 'disabled'} ({cache['entries']} entries)")
     if cache.get("maxEntries"):
         lines.append(f"Cache cap: {cache['maxEntries']}")
+    batch = status.get("batch")
+    if batch:
+        lines.append(f"Batch: {'enabled' if batch['enabled'] else 'disabled'} (failures {batch['failures']}/"
+                     f"{batch['limit']})")
+        if batch.get("lastError"):
+            lines.append(f"Batch error: {batch['lastError']}")
     if status["issues"]:
         lines.append("Issues:")
         for issue in status["issues"]:

@@ -384,13 +384,12 @@ SessionReader = Callable[[Path], list[tuple[int, str]]]
 
 
 def default_session_reader(path: Path) -> list[tuple[int, str]]:
-    """Render with `memtui.transcripts` and redact with `memtui.redact` (imported on first use)."""
-    from memtui.redact import redact_sensitive_text
+    """Render (and redact) with `memtui.transcripts`, imported on first use."""
     from memtui.transcripts import build_session_document
 
     document = build_session_document(path)
     lines = document.content.split("\n") if document.content else []
-    return [(int(n), redact_sensitive_text(text)) for n, text in zip(document.line_map, lines, strict=False)]
+    return [(int(n), text) for n, text in zip(document.line_map, lines, strict=False)]
 
 
 def ingest_sessions(

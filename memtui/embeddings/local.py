@@ -70,15 +70,15 @@ def resolve_model_file(spec: str, cache_dir: str | None, timeout: float = 10.0) 
         return path
     repo_id, filename = _parse_hf_uri(spec)
     try:
-        from huggingface_hub import constants, hf_hub_download
-        from huggingface_hub.errors import HfHubHTTPError, LocalEntryNotFoundError
+        from huggingface_hub import constants, hf_hub_download, try_to_load_from_cache
+        from huggingface_hub.errors import HfHubHTTPError
     except ImportError as exc:
         raise ProviderError(f"hf: model URIs need huggingface_hub; run: {PIP_HF_HUB}") from exc
     cache = str(expand_user(cache_dir)) if cache_dir else None
-    try:
-        return Path(hf_hub_download(repo_id, filename, cache_dir=cache, local_files_only=True))
-    except LocalEntryNotFoundError:
-        pass
+    # A pure cache lookup: hf_hub_download(local_files_only=True) still contacts the hub.
+    cached = try_to_load_from_cache(repo_id, filename, cache_dir=cache)
+    if isinstance(cached, str):
+        return Path(cached)
     if constants.HF_HUB_OFFLINE:
         raise ProviderError(f"{spec} is not in the model cache and HF_HUB_OFFLINE is set",
                             hint="download it once online, or use `memtui model install`")

@@ -105,7 +105,7 @@ def load_golden(path: str | Path) -> list[GoldenQuery]:
                 '"memory/2026-01-02.md" or "MEMORY.md:10-20"'
             )
         try:
-            parsed = tuple(parse_expected(e) for e in expected)
+            parsed = tuple(parse_expected(e) for e in dict.fromkeys(expected))
         except ValueError as exc:
             raise MemtuiError(f"{where}: {exc}") from exc
         queries.append(GoldenQuery(obj["query"], parsed))

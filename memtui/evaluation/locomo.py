@@ -14,8 +14,10 @@ for its date, sessions of one date share the file in session order. The file rea
 Whitespace runs inside a turn (LoCoMo has a few multi-line turns) become one space, so each turn
 is exactly one line. A hit covers a turn when the turn's line lies within its startLine..endLine.
 
-`charsPerQuery` counts the characters of the snippets the search returns (what `memory_search`
-hands an agent, at most 700 per hit), not the whole chunk text behind them.
+`charsPerQuery` counts the characters (code points) of the snippets the search returns (what
+`memory_search` hands an agent, at most 700 per hit), not the whole chunk text behind them; it is
+given at the largest k asked, and `charsPerQueryAtK` holds it for every k. Recall is averaged over
+questions with at least one evidence id that names a turn; the others are counted as skipped.
 """
 
 from __future__ import annotations

@@ -1,0 +1,37 @@
+"""`memtui mcp`: serve `memory_search` and `memory_get` to any MCP client over stdio."""
+
+from __future__ import annotations
+
+import argparse
+
+import anyio
+
+from memtui.backend import open_manager
+from memtui.cli import agent_from_args
+from memtui.mcp_server import serve_stdio
+from memtui.watcher import MemoryWatcher
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `mcp` subcommand."""
+    parser = subparsers.add_parser("mcp", parents=parents,
+                                   help="serve memory_search / memory_get over stdio (Model Context Protocol)")
+    parser.add_argument("--no-watch", action="store_true", help="do not watch memory files for changes")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Sync in the background, watch the files, and serve until the client disconnects."""
+    env = agent_from_args(args)
+    with open_manager(env) as manager:
+        manager.request_sync("mcp-start")
+        watcher = None if args.no_watch or env.read_only else MemoryWatcher(manager)
+        if watcher is not None:
+            watcher.start()
+        try:
+            anyio.run(serve_stdio, manager)
+        finally:
+            if watcher is not None:
+                watcher.stop()
+            manager.wait_idle(timeout=30)
+    return 0

@@ -1,0 +1,29 @@
+"""`memtui` with no subcommand: the terminal app."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from memtui.manager import MemoryManager
+
+SCREENSHOT_SIZE = (120, 36)
+
+
+def run_app(args: argparse.Namespace) -> int:
+    """Open the app on the resolved agent; with `--screenshot FILE.svg`, render headless, write it, exit."""
+    from memtui.cli import agent_from_args
+    from memtui.tui.app import MemtuiApp
+    from memtui.tui.keymap import load_keymap
+
+    env = agent_from_args(args)
+    keymap = load_keymap(env.memtui_dir)
+    screenshot = getattr(args, "screenshot", None)
+    with MemoryManager(env) as manager:
+        app = MemtuiApp(manager, keymap=keymap, initial_query=getattr(args, "query", None) or "",
+                        screenshot_path=Path(screenshot) if screenshot else None)
+        if screenshot:
+            app.run(headless=True, size=SCREENSHOT_SIZE)
+        else:
+            app.run()
+    return app.return_code or 0

@@ -1,0 +1,158 @@
+"""The MCP server: `memory_search` and `memory_get` over stdio, with the same JSON as the CLI's `--json`."""
+
+from __future__ import annotations
+
+import json
+from typing import Any, Protocol
+
+import anyio
+import mcp_types as types
+from mcp.server import Server
+from mcp.server.stdio import stdio_server
+
+from memtui import __version__
+
+CORPORA = ("memory", "wiki", "all", "sessions")
+
+SEARCH_TOOL = types.Tool(
+    name="memory_search",
+    description=(
+        "Search the agent's memory (MEMORY.md, memory/*.md, extra paths, optionally session transcripts). "
+        "Returns ranked snippets with path, line range, score and citation; read more with memory_get."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "query": {"type": "string", "description": "what to look for"},
+            "maxResults": {"type": "number", "description": "results to return (default from config)"},
+            "minScore": {"type": "number", "description": "drop results scoring below this"},
+            "corpus": {"type": "string", "enum": list(CORPORA), "description": "which corpus to search"},
+        },
+        "required": ["query"],
+    },
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+)
+
+GET_TOOL = types.Tool(
+    name="memory_get",
+    description=(
+        "Read lines of a memory file: MEMORY.md, DREAMS.md, memory/**/*.md or an extra path (.md only). "
+        "Use the path and startLine of a memory_search result."
+    ),
+    input_schema={
+        "type": "object",
+        "properties": {
+            "path": {"type": "string", "description": "workspace-relative path, e.g. memory/2026-04-28.md"},
+            "from": {"type": "number", "description": "first line, 1-based (default 1)"},
+            "lines": {"type": "number", "description": "number of lines (default 120)"},
+        },
+        "required": ["path"],
+    },
+    annotations=types.ToolAnnotations(read_only_hint=True, open_world_hint=False),
+)
+
+
+class MemoryTools(Protocol):
+    """What the server needs from a manager (the builtin `MemoryManager` or the QMD one)."""
+
+    def memory_search(self, query: str, *, max_results: int | None = ..., min_score: float | None = ...,
+                      session_key: str | None = ...) -> dict[str, Any]: ...
+
+    def memory_get(self, path: str, *, from_line: int | None = ..., lines: int | None = ...) -> dict[str, Any]: ...
+
+
+class ToolArgumentError(ValueError):
+    """A tool call's arguments do not fit the tool's schema."""
+
+
+def _number(arguments: dict[str, Any], key: str) -> float | None:
+    value = arguments.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ToolArgumentError(f"{key} must be a number, got {json.dumps(value)}")
+    return value
+
+
+def _positive_int(arguments: dict[str, Any], key: str) -> int | None:
+    value = _number(arguments, key)
+    if value is None:
+        return None
+    if value < 1:
+        raise ToolArgumentError(f"{key} must be at least 1, got {value:g}")
+    return int(value)
+
+
+def _string(arguments: dict[str, Any], key: str) -> str:
+    value = arguments.get(key)
+    if not isinstance(value, str) or not value.strip():
+        raise ToolArgumentError(f"{key} is required and must be a non-empty string")
+    return value
+
+
+def filter_corpus(payload: dict[str, Any], corpus: str | None) -> dict[str, Any]:
+    """Keep only the hits of one corpus (`memory` or `sessions`); `all`/absent keeps all, `wiki` has none."""
+    if corpus in (None, "all") or "results" not in payload:
+        return payload
+    kept = [hit for hit in payload["results"] if hit.get("corpus", hit.get("source")) == corpus]
+    filtered = dict(payload, results=kept)
+    if isinstance(payload.get("debug"), dict):
+        filtered["debug"] = dict(payload["debug"], hits=len(kept))
+    return filtered
+
+
+def call_memory_search(manager: MemoryTools, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Run `memory_search` with MCP arguments (validated) and return the tool JSON."""
+    query = _string(arguments, "query")
+    corpus = arguments.get("corpus")
+    if corpus is not None and corpus not in CORPORA:
+        raise ToolArgumentError(f"corpus must be one of {', '.join(CORPORA)}, got {json.dumps(corpus)}")
+    payload = manager.memory_search(query, max_results=_positive_int(arguments, "maxResults"),
+                                    min_score=_number(arguments, "minScore"))
+    return filter_corpus(payload, corpus)
+
+
+def call_memory_get(manager: MemoryTools, arguments: dict[str, Any]) -> dict[str, Any]:
+    """Run `memory_get` with MCP arguments (validated) and return the tool JSON."""
+    return manager.memory_get(_string(arguments, "path"), from_line=_positive_int(arguments, "from"),
+                              lines=_positive_int(arguments, "lines"))
+
+
+def render(payload: dict[str, Any]) -> str:
+    """The tool JSON as text, formatted like the CLI's `--json`."""
+    return json.dumps(payload, indent=2, ensure_ascii=False)
+
+
+def build_server(manager: MemoryTools) -> Server:
+    """An MCP server exposing the manager's `memory_search` and `memory_get`."""
+    handlers = {"memory_search": call_memory_search, "memory_get": call_memory_get}
+
+    async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[SEARCH_TOOL, GET_TOOL])
+
+    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        handler = handlers.get(params.name)
+        if handler is None:
+            return _error_result(f"unknown tool {params.name!r}; available: {', '.join(handlers)}")
+        arguments = dict(params.arguments or {})
+        try:
+            payload = await anyio.to_thread.run_sync(handler, manager, arguments)
+        except ToolArgumentError as exc:
+            return _error_result(f"{params.name}: {exc}")
+        return types.CallToolResult(content=[types.TextContent(type="text", text=render(payload))],
+                                    structured_content=payload)
+
+    return Server("memtui", version=__version__,
+                  instructions="Agent memory: search with memory_search, then read lines with memory_get.",
+                  on_list_tools=list_tools, on_call_tool=call_tool)
+
+
+def _error_result(message: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
+
+
+async def serve_stdio(manager: MemoryTools) -> None:
+    """Serve the tools on stdin/stdout until the client closes the connection."""
+    server = build_server(manager)
+    async with stdio_server() as (read_stream, write_stream):
+        await server.run(read_stream, write_stream, server.create_initialization_options())

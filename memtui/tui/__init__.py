@@ -1,0 +1,1 @@
+"""The memtui terminal app (Textual). Nothing outside this package imports Textual."""

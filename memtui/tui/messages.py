@@ -1,0 +1,66 @@
+"""Messages that carry results out of workers and engine callbacks to the app's handlers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.message import Message
+
+from memtui.indexer import Progress, SyncReport
+from memtui.search import SearchResponse
+
+
+@dataclass
+class SearchFinished(Message):
+    """A search ran; `generation` lets the app drop results of an outdated query."""
+
+    generation: int
+    response: SearchResponse
+    retune: bool
+
+
+@dataclass
+class SearchFailed(Message):
+    """A search raised; `error` is the readable message."""
+
+    generation: int
+    error: str
+
+
+@dataclass
+class IndexStarted(Message):
+    """A sync began."""
+
+    reason: str
+
+
+@dataclass
+class IndexProgress(Message):
+    """Sync progress; a newer one replaces an unprocessed older one."""
+
+    progress: Progress
+
+    def can_replace(self, message: Message) -> bool:
+        """Coalesce a flood of progress updates to the newest."""
+        return isinstance(message, IndexProgress)
+
+
+@dataclass
+class IndexFinished(Message):
+    """A sync finished."""
+
+    report: SyncReport
+
+
+@dataclass
+class IndexFailed(Message):
+    """A sync failed; `error` is the readable message."""
+
+    error: str
+
+
+@dataclass
+class FilesChanged(Message):
+    """The watcher saw memory files change (workspace-relative paths)."""
+
+    paths: tuple[str, ...]

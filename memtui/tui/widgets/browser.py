@@ -1,0 +1,113 @@
+"""The memory browser: MEMORY.md, daily logs by date (today/yesterday marked), slug files, DREAMS.md,
+extra paths and session transcripts."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date, timedelta
+from pathlib import Path
+
+from textual.binding import Binding
+from textual.widgets import Tree
+from textual.widgets.tree import TreeNode
+
+from memtui.workspace import daily_date, list_memory_files
+
+
+@dataclass(frozen=True)
+class BrowserEntry:
+    """A file the browser can open: `rel` is workspace-relative (or the transcript's name)."""
+
+    kind: str
+    rel: str
+    abs_path: Path
+
+
+class MemoryBrowser(Tree[BrowserEntry]):
+    """A tree of the agent's memory files."""
+
+    BINDINGS = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("g", "scroll_home", "Top", show=False),
+        Binding("G", "scroll_end", "Bottom", show=False),
+    ]
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__("memory", **kwargs)  # type: ignore[arg-type]
+        self.show_root = False
+        self.guide_depth = 2
+
+    def populate(self, workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir: Path | None,
+                 today: date) -> None:
+        """Rebuild the tree from disk, keeping the cursor on the same file when it still exists."""
+        selected = self.cursor_node.data if self.cursor_node is not None else None
+        self.clear()
+        files = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
+        memory_root = next((f for f in files if f.rel_path == "MEMORY.md"), None)
+        if memory_root is not None:
+            self.root.add_leaf("MEMORY.md", BrowserEntry("memory", "MEMORY.md", memory_root.abs_path))
+        dated = sorted(((daily_date(f.rel_path), f) for f in files if f.rel_path.startswith("memory/")
+                        and daily_date(f.rel_path) is not None), key=lambda item: (item[0], item[1].rel_path),
+                       reverse=True)
+        if dated:
+            logs = self.root.add(f"Daily logs ({len(dated)})", expand=True)
+            for day, memory_file in dated:
+                assert day is not None
+                name = memory_file.rel_path.rsplit("/", 1)[-1].removesuffix(".md")
+                label = day.isoformat() if name == day.isoformat() else f"{day.isoformat()} · {name[11:]}"
+                if day == today:
+                    label += " (today)"
+                elif day == today - timedelta(days=1):
+                    label += " (yesterday)"
+                logs.add_leaf(label, BrowserEntry("daily", memory_file.rel_path, memory_file.abs_path))
+        other = [f for f in files if f.rel_path.startswith("memory/") and daily_date(f.rel_path) is None]
+        if other:
+            node = self.root.add(f"Other notes ({len(other)})", expand=True)
+            for memory_file in other:
+                node.add_leaf(memory_file.rel_path.removeprefix("memory/"),
+                              BrowserEntry("note", memory_file.rel_path, memory_file.abs_path))
+        for name in ("DREAMS.md", "dreams.md"):
+            dreams = workspace_dir / name
+            if dreams.is_file() and not dreams.is_symlink():
+                self.root.add_leaf(name, BrowserEntry("dreams", name, dreams))
+                break
+        extra = [f for f in files if f.rel_path != "MEMORY.md" and not f.rel_path.startswith("memory/")]
+        if extra:
+            node = self.root.add(f"Extra paths ({len(extra)})", expand=True)
+            for memory_file in extra:
+                node.add_leaf(memory_file.rel_path, BrowserEntry("extra", memory_file.rel_path, memory_file.abs_path))
+        transcripts = sorted(sessions_dir.glob("*.jsonl")) if sessions_dir and sessions_dir.is_dir() else []
+        if transcripts:
+            node = self.root.add(f"Session transcripts ({len(transcripts)})", expand=False)
+            for path in transcripts:
+                node.add_leaf(path.name, BrowserEntry("transcript", f"sessions/{path.name}", path))
+        self._restore(selected)
+
+    def _restore(self, selected: BrowserEntry | None) -> None:
+        if selected is None:
+            return
+        node = self.find(selected.rel)
+        if node is not None:
+            self.move_cursor(node)
+
+    def find(self, rel: str) -> TreeNode[BrowserEntry] | None:
+        """The node of a workspace-relative path, if listed."""
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop(0)
+            if node.data is not None and node.data.rel == rel:
+                return node
+            stack.extend(node.children)
+        return None
+
+    def entries(self) -> list[BrowserEntry]:
+        """Every listed file, top to bottom."""
+        found: list[BrowserEntry] = []
+        stack = list(self.root.children)
+        while stack:
+            node = stack.pop(0)
+            if node.data is not None:
+                found.append(node.data)
+            stack[0:0] = list(node.children)
+        return found

@@ -1,0 +1,149 @@
+"""The file viewer: rendered Markdown, or raw text with line numbers that turns into the editor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
+from textual.widgets.text_area import Selection
+
+from memtui.atomic import file_digest
+
+MAX_RENDERED_CHARS = 200_000
+
+
+class MemoryTextArea(TextArea):
+    """A TextArea with vim-style movement while it is read-only."""
+
+    BINDINGS = [
+        Binding("j", "vim('down')", "Down", show=False),
+        Binding("k", "vim('up')", "Up", show=False),
+        Binding("g", "vim('top')", "Top", show=False),
+        Binding("G", "vim('bottom')", "Bottom", show=False),
+    ]
+
+    def action_vim(self, motion: str) -> None:
+        """Move the cursor (read-only mode only; in edit mode the keys type)."""
+        if not self.read_only:
+            self.insert({"down": "j", "up": "k", "top": "g", "bottom": "G"}[motion])
+            return
+        if motion == "down":
+            self.action_cursor_down()
+        elif motion == "up":
+            self.action_cursor_up()
+        elif motion == "top":
+            self.move_cursor((0, 0))
+        else:
+            self.move_cursor((self.document.line_count - 1, 0))
+
+
+class FileViewer(Vertical):
+    """Shows one memory file; tracks what was loaded so saves can detect on-disk changes."""
+
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rel: str | None = None
+        self.abs_path: Path | None = None
+        self.loaded_text = ""
+        self.digest: str | None = None
+        self.mode = "rendered"
+
+    def compose(self) -> ComposeResult:
+        """Header line, then the rendered / raw switcher."""
+        yield Static("No file open — pick one in the browser, or press Enter on a search hit.", id="viewer-title")
+        with ContentSwitcher(initial="viewer-markdown", id="viewer-switcher"):
+            yield Markdown("", id="viewer-markdown")
+            yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=False,
+                                 id="viewer-text")
+
+    @property
+    def text_area(self) -> MemoryTextArea:
+        """The raw / edit TextArea."""
+        return self.query_one("#viewer-text", MemoryTextArea)
+
+    @property
+    def editing(self) -> bool:
+        """True while the editor is open."""
+        return self.mode == "edit"
+
+    @property
+    def dirty(self) -> bool:
+        """True when the editor holds changes not yet saved."""
+        return self.editing and self.text_area.text != self.loaded_text
+
+    def open(self, rel: str, abs_path: Path, *, mode: str | None = None,
+             lines: tuple[int, int] | None = None) -> None:
+        """Load a file and show it rendered, or raw with `lines` selected."""
+        text = abs_path.read_text(encoding="utf-8", errors="replace")
+        self.rel, self.abs_path = rel, abs_path
+        self.loaded_text = text
+        self.digest = file_digest(abs_path)
+        self.text_area.load_text(text)
+        self.query_one("#viewer-markdown", Markdown).update(
+            text[:MAX_RENDERED_CHARS] if not rel.endswith(".jsonl") else f"```\n{text[:MAX_RENDERED_CHARS]}\n```")
+        target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
+                          else "rendered")
+        self.set_mode(target)
+        if lines:
+            self.select_lines(*lines)
+
+    def reload(self) -> None:
+        """Re-read the open file from disk, keeping the mode."""
+        if self.rel is not None and self.abs_path is not None and self.abs_path.exists():
+            mode = "raw" if self.mode == "edit" else self.mode
+            row = self.text_area.cursor_location[0]
+            self.open(self.rel, self.abs_path, mode=mode)
+            self.text_area.move_cursor((min(row, self.text_area.document.line_count - 1), 0))
+
+    def select_lines(self, start: int, end: int) -> None:
+        """Select lines `start`..`end` (1-based) and scroll them into view."""
+        area = self.text_area
+        last = area.document.line_count - 1
+        first, final = max(0, start - 1), max(0, min(last, end - 1))
+        area.selection = Selection((final, len(area.document.get_line(final))), (first, 0))
+        area.scroll_to(y=first, animate=False)
+
+    def selected_lines(self) -> tuple[int, int, str] | None:
+        """(start, end, text) of the selected lines in raw/edit mode, or None without a selection."""
+        if self.mode == "rendered" or self.rel is None:
+            return None
+        area = self.text_area
+        start, end = sorted((area.selection.start, area.selection.end))
+        if start == end:
+            return None
+        last_row = end[0] if end[1] > 0 or end[0] == start[0] else end[0] - 1
+        lines = [area.document.get_line(row) for row in range(start[0], last_row + 1)]
+        return start[0] + 1, last_row + 1, "\n".join(lines)
+
+    def cursor_line(self) -> int:
+        """1-based line of the cursor in raw/edit mode (1 in rendered mode)."""
+        return self.text_area.cursor_location[0] + 1 if self.mode != "rendered" else 1
+
+    def set_mode(self, mode: str) -> None:
+        """Switch between rendered, raw and edit."""
+        self.mode = mode
+        switcher = self.query_one("#viewer-switcher", ContentSwitcher)
+        switcher.current = "viewer-markdown" if mode == "rendered" else "viewer-text"
+        self.text_area.read_only = mode != "edit"
+        self.set_class(mode == "edit", "-editing")
+        self._title()
+
+    def mark_saved(self, digest: str) -> None:
+        """After a save: the editor's text is what is on disk now."""
+        self.loaded_text = self.text_area.text
+        self.digest = digest
+        self.query_one("#viewer-markdown", Markdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
+        self._title()
+
+    def refresh_title(self) -> None:
+        """Redraw the header (after edits change the dirty flag)."""
+        self._title()
+
+    def _title(self) -> None:
+        if self.rel is None:
+            return
+        flag = " ● unsaved" if self.dirty else ""
+        self.query_one("#viewer-title", Static).update(f"{self.rel} · {self.mode}{flag}")

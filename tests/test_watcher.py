@@ -1,0 +1,143 @@
+"""The live index with a real watchdog observer on real files (issue 4)."""
+
+from __future__ import annotations
+
+import os
+import queue
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from memtui.agent import AgentEnv
+from memtui.manager import IndexEvent, MemoryManager
+from memtui.watcher import MemoryWatcher, is_ignored
+
+TIMEOUT = 20.0
+
+
+class Recorder:
+    """Collects manager events and waits for them without fixed sleeps."""
+
+    def __init__(self, manager: MemoryManager):
+        self.events: queue.Queue[IndexEvent] = queue.Queue()
+        self.finished: list[IndexEvent] = []
+        self.changed: list[str] = []
+        self._lock = threading.Lock()
+        manager.subscribe(self._on_event)
+
+    def _on_event(self, event: IndexEvent) -> None:
+        with self._lock:
+            if event.kind == "finished":
+                self.finished.append(event)
+            if event.kind == "file-changed":
+                self.changed.extend(event.paths)
+        self.events.put(event)
+
+    def wait_for(self, predicate: Callable[[IndexEvent], bool], timeout: float = TIMEOUT) -> IndexEvent:
+        while True:
+            event = self.events.get(timeout=timeout)
+            if predicate(event):
+                return event
+
+    def wait_sync(self, reason: str = "watch") -> IndexEvent:
+        return self.wait_for(lambda e: e.kind == "finished" and e.reason == reason)
+
+
+def _search_paths(manager: MemoryManager, query: str) -> list[str]:
+    return [hit.path for hit in manager.search(query, min_score=0.0).results]
+
+
+@pytest.fixture
+def live(make_env: Callable[..., AgentEnv]) -> Iterator[tuple[MemoryManager, MemoryWatcher, Recorder]]:
+    manager = MemoryManager(make_env())
+    manager.sync(reason="test")
+    recorder = Recorder(manager)
+    watcher = MemoryWatcher(manager, debounce_ms=300)
+    watcher.start()
+    recorder.wait_sync("session-start")
+    yield manager, watcher, recorder
+    watcher.stop()
+    manager.wait_idle(timeout=TIMEOUT)
+    manager.close()
+
+
+def test_create_modify_delete_rename_are_indexed(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                                  workspace: Path) -> None:
+    manager, _watcher, recorder = live
+    note = workspace / "memory" / "2026-11-30.md"
+    note.write_text("# 2026-11-30\n\n- Deployed the zanzibar feature flag.\n", encoding="utf-8")
+    recorder.wait_sync()
+    assert _search_paths(manager, "zanzibar") == ["memory/2026-11-30.md"]
+
+    note.write_text("# 2026-11-30\n\n- Rolled back the quixotic migration.\n", encoding="utf-8")
+    recorder.wait_sync()
+    assert _search_paths(manager, "zanzibar") == []
+    assert _search_paths(manager, "quixotic") == ["memory/2026-11-30.md"]
+
+    renamed = workspace / "memory" / "2026-11-30-rollback.md"
+    note.rename(renamed)
+    recorder.wait_sync()
+    assert _search_paths(manager, "quixotic") == ["memory/2026-11-30-rollback.md"]
+
+    renamed.unlink()
+    recorder.wait_sync()
+    assert _search_paths(manager, "quixotic") == []
+    assert "memory/2026-11-30-rollback.md" in recorder.changed
+
+
+def test_atomic_editor_save_is_picked_up(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                         workspace: Path) -> None:
+    manager, _watcher, recorder = live
+    target = workspace / "MEMORY.md"
+    temp = workspace / ".MEMORY.md.swp"
+    temp.write_text("# Long-term memory\n\n- Favourite editor theme is solarized-heliotrope.\n", encoding="utf-8")
+    os.replace(temp, target)
+    recorder.wait_sync()
+    assert _search_paths(manager, "heliotrope") == ["MEMORY.md"]
+
+
+def test_burst_of_writes_gives_one_sync(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                        workspace: Path) -> None:
+    manager, _watcher, recorder = live
+    note = workspace / "memory" / "2026-11-30.md"
+    for i in range(100):
+        note.write_text(f"# 2026-11-30\n\n- burst write number {i} marker{i}\n", encoding="utf-8")
+    recorder.wait_sync()
+    assert _search_paths(manager, "marker99") == ["memory/2026-11-30.md"]
+    with pytest.raises(queue.Empty):
+        recorder.wait_for(lambda e: e.kind == "finished", timeout=1.5)
+    assert len([e for e in recorder.finished if e.reason == "watch"]) == 1
+
+
+def test_symlink_under_memory_is_ignored(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                         workspace: Path, tmp_path: Path) -> None:
+    manager, _watcher, recorder = live
+    outside = tmp_path / "outside.md"
+    outside.write_text("- secret sauce is xylophone\n", encoding="utf-8")
+    (workspace / "memory" / "linked.md").symlink_to(outside)
+    with pytest.raises(queue.Empty):
+        recorder.wait_for(lambda e: e.kind in ("file-changed", "finished"), timeout=1.5)
+    assert _search_paths(manager, "xylophone") == []
+
+
+def test_ignore_rules() -> None:
+    assert is_ignored("memory/.git/HEAD")
+    assert is_ignored("memory/node_modules/x.md")
+    assert is_ignored("memory/notes.txt")
+    assert not is_ignored("memory/2026-01-01.md")
+    assert not is_ignored("memory/README")
+
+
+def test_watch_off_means_no_observer(make_env: Callable[..., AgentEnv], tmp_path: Path) -> None:
+    config = tmp_path / "openclaw.json"
+    config.write_text("{agents: {defaults: {memorySearch: {sync: {watch: false, onSessionStart: false}}}}}")
+    manager = MemoryManager(make_env(config=str(config)))
+    watcher = MemoryWatcher(manager)
+    watcher.start()
+    try:
+        assert not watcher.running
+    finally:
+        watcher.stop()
+        manager.close()
