@@ -29,11 +29,15 @@ class Chunk:
 
 def utf16_len(text: str) -> int:
     """JavaScript `text.length`: UTF-16 code units."""
+    if text.isascii():
+        return len(text)
     return len(text) + len(_ASTRAL.findall(text))
 
 
 def estimate_chars(text: str) -> int:
     """`estimateStringChars`: UTF-16 length with each CJK character counted as 4 (a surrogate pair once)."""
+    if text.isascii():
+        return len(text)
     extra = 0
     for match in _CJK.finditer(text):
         extra += 2 if ord(match.group()) > 0xFFFF else 3

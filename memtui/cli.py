@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "promote_explain",
     "rem_backfill",
     "dream",
+    "demo",
     "eval",
     "model",
 )

@@ -225,7 +225,7 @@ class Indexer:
                 continue
             if document.content:
                 document.chunks = self._chunk(document.content)
-            self._write_document(store, document, model, report)
+            self._write_document(store, document, model, report, fresh=full)
             report.files_changed += 1
             emit(Progress("index", done, len(items), report.chunks_written, rel))
         if not (should_stop and should_stop()):
@@ -275,7 +275,8 @@ class Indexer:
             items.append((f"sessions/{path.name}", load, "sessions"))
         return items
 
-    def _write_document(self, store: Store, document: _Document, model: str, report: SyncReport) -> None:
+    def _write_document(self, store: Store, document: _Document, model: str, report: SyncReport,
+                        fresh: bool) -> None:
         vectors = self._embed(store, document.chunks, report) if self.provider is not None else None
         rows: list[tuple[ChunkRow, str, list[float] | None]] = []
         for index, chunk in enumerate(document.chunks):
@@ -287,7 +288,8 @@ class Indexer:
             rows.append((ChunkRow(chunk_id, document.rel_path, document.source, chunk.start_line, chunk.end_line,
                                   chunk.hash, model, chunk.text), embedding_json, vector))
         store.replace_file(path=document.rel_path, source=document.source, digest=document.digest,
-                           mtime=document.mtime, size=document.size, rows=rows, updated_at=int(time.time() * 1000))
+                           mtime=document.mtime, size=document.size, rows=rows, updated_at=int(time.time() * 1000),
+                           fresh=fresh)
         report.chunks_written += len(rows)
 
     def _embed(self, store: Store, chunks: list[Chunk], report: SyncReport) -> list[list[float]]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import NamedTuple
 
 REDACTED = "[REDACTED]"
 
@@ -28,33 +27,71 @@ _NOT_TOKEN_AFTER = r"(?![A-Za-z0-9_-])"
 # Random key material: long, and mixes digits with upper-case letters (rules out hyphenated prose).
 _RANDOM_BODY = r"(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Z])[A-Za-z0-9_-]{20,}"
 
-_SECRET_NAME = (
-    r"[A-Za-z0-9_.-]*?(?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|"
+_SECRET_WORD = (
+    r"(?:password|passwd|passphrase|secret|api[_-]?key|access[_-]?key|"
     r"access[_-]?token|auth[_-]?token|refresh[_-]?token|session[_-]?token|token|private[_-]?key)"
 )
+# A quoted name may carry any prefix (`"OPENAI_API_KEY"`); unquoted names only need to end in a secret word,
+# and the prefix is left out of the pattern because the name is kept verbatim anyway.
+_SECRET_NAME = r"[A-Za-z0-9_.-]*?" + _SECRET_WORD
 
 
-def _prefix_marker(match: re.Match[str]) -> str:
-    return f"{match.group('prefix')}…{REDACTED}"
+_Group = Callable[[str], str | None]
 
 
-def _keep_head(match: re.Match[str]) -> str:
-    return f"{match.group('head')}{REDACTED}"
+def _prefix_marker(group: _Group) -> str:
+    return f"{group('prefix')}…{REDACTED}"
 
 
-def _keep_head_and_scheme(match: re.Match[str]) -> str:
-    return f"{match.group('head')}{match.group('scheme') or ''}{REDACTED}"
+def _keep_head(group: _Group) -> str:
+    return f"{group('head')}{REDACTED}"
 
 
-def _keep_head_tail(match: re.Match[str]) -> str:
-    return f"{match.group('head')}{REDACTED}{match.group('tail')}"
+def _keep_head_and_scheme(group: _Group) -> str:
+    return f"{group('head')}{group('scheme') or ''}{REDACTED}"
 
 
-class _Rule(NamedTuple):
-    pattern: re.Pattern[str]
-    replace: Callable[[re.Match[str]], str]
-    any_of: tuple[str, ...]  # lower-case substrings, one of which must occur for the pattern to be tried
-    all_of: tuple[str, ...]
+def _keep_head_tail(group: _Group) -> str:
+    return f"{group('head')}{REDACTED}{group('tail')}"
+
+
+class _Rule:
+    """One secret shape: its pattern, how to rewrite a match, and cheap substring hints that gate it."""
+
+    def __init__(
+        self,
+        pattern: re.Pattern[str],
+        replace: Callable[[_Group], str],
+        any_of: tuple[str, ...],
+        all_of: tuple[str, ...],
+    ) -> None:
+        self.pattern = pattern
+        self.replace = replace
+        self.any_of = any_of
+        self.all_of = all_of
+        # Case-insensitive alternations are slow in `re`; they run case-sensitively on a lower-cased copy.
+        self.folded = (
+            re.compile(pattern.pattern.removeprefix("(?i)"), pattern.flags & ~re.IGNORECASE)
+            if pattern.flags & re.IGNORECASE
+            else None
+        )
+
+    def apply(self, text: str, lowered: str) -> str:
+        if self.folded is None or len(lowered) != len(text):
+            return self.pattern.sub(lambda m: self.replace(m.group), text)
+        out: list[str] = []
+        pos = 0
+        for match in self.folded.finditer(lowered):
+
+            def group(name: str, match: re.Match[str] = match) -> str | None:
+                start, end = match.span(name)
+                return None if start < 0 else text[start:end]
+
+            out.append(text[pos : match.start()])
+            out.append(self.replace(group))
+            pos = match.end()
+        out.append(text[pos:])
+        return "".join(out)
 
 
 _NAME_HINTS = ("pass", "secret", "key", "token")
@@ -129,7 +166,7 @@ _RULES: list[_Rule] = [
     ),
     _Rule(
         re.compile(
-            r"(?i)(?P<head>(?<![A-Za-z0-9])" + _SECRET_NAME + r"\b\s*=\s*)"
+            r"(?i)(?P<head>" + _SECRET_WORD + r"\b\s*=\s*)"
             r"(?:\"[^\"]*\"|'[^']*'|[^\s&,;\"'\[]+)"
         ),
         _keep_head,
@@ -146,7 +183,7 @@ _RULES: list[_Rule] = [
         (),
     ),
     _Rule(
-        re.compile(r"(?i)(?P<head>(?<![A-Za-z0-9\"'])" + _SECRET_NAME + r"\b\s*:\s*)(?=\S*\d)[^\s\[\"',;]{8,}"),
+        re.compile(r"(?i)(?P<head>" + _SECRET_WORD + r"\b\s*:\s*)(?=\S*\d)[^\s\[\"',;]{8,}"),
         _keep_head,
         _NAME_HINTS,
         (":",),
@@ -159,5 +196,6 @@ def redact_sensitive_text(text: str) -> str:
     lowered = text.lower()
     for rule in _RULES:
         if any(h in lowered for h in rule.any_of) and all(h in lowered for h in rule.all_of):
-            text = rule.pattern.sub(rule.replace, text)
+            text = rule.apply(text, lowered)
+            lowered = text.lower()
     return text

@@ -105,6 +105,7 @@ def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite_driver.connect(str(path), check_same_thread=False, timeout=5.0)
             conn.execute("PRAGMA journal_mode = WAL")
+            conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA wal_autocheckpoint = 1000")
         conn.execute("PRAGMA busy_timeout = 5000")
     except DriverError as exc:
@@ -127,6 +128,7 @@ class Store:
             path, read_only=read_only, vector_enabled=vector_enabled, extension_path=extension_path
         )
         self._fts_error: str | None = None
+        self._dims: int | None = None
         if read_only:
             self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
         else:
@@ -191,6 +193,7 @@ class Store:
             current = self.vector_dims()
             if current == dims:
                 return
+            self._dims = dims
             if current is not None:
                 self.conn.execute("DROP TABLE chunks_vec")
             self.conn.execute(
@@ -233,13 +236,19 @@ class Store:
         return {path: digest for path, digest in rows}
 
     def replace_file(self, *, path: str, source: str, digest: str, mtime: float, size: int,
-                     rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int) -> None:
-        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector) and upsert its files row."""
+                     rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
+                     fresh: bool = False) -> None:
+        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector) and upsert its files row.
+
+        `fresh` skips deleting old rows (a store being built from scratch has none).
+        """
         self._check_writable()
         with self.lock, self.conn:
-            self._delete_file_rows(path, source)
+            if not fresh:
+                self._delete_file_rows(path, source)
+            dims = self._dims_cache()
             for chunk, embedding_json, vector in rows:
-                self.conn.execute(
+                cursor = self.conn.execute(
                     "INSERT OR REPLACE INTO chunks (id, path, source, start_line, end_line, hash, model, text, "
                     "embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
@@ -247,13 +256,12 @@ class Store:
                 )
                 if self._fts_error is None:
                     self.conn.execute(
-                        "INSERT INTO chunks_fts (text, id, path, source, model, start_line, end_line) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (chunk.text, chunk.id, chunk.path, chunk.source, chunk.model, chunk.start_line,
-                         chunk.end_line),
+                        "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        (cursor.lastrowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model,
+                         chunk.start_line, chunk.end_line),
                     )
-                if vector is not None and self._vector_error is None and self.vector_dims() == len(vector):
-                    self.conn.execute("DELETE FROM chunks_vec WHERE id = ?", (chunk.id,))
+                if vector is not None and dims == len(vector):
                     self.conn.execute(
                         "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
                     )
@@ -262,14 +270,27 @@ class Store:
                 (path, source, digest, mtime, size),
             )
 
+    def _dims_cache(self) -> int | None:
+        if self._vector_error is not None:
+            return None
+        if self._dims is None:
+            self._dims = self.vector_dims()
+        return self._dims
+
     def _delete_file_rows(self, path: str, source: str) -> None:
-        if self._vector_error is None and self.vector_dims() is not None:
-            self.conn.execute(
-                "DELETE FROM chunks_vec WHERE id IN (SELECT id FROM chunks WHERE path = ? AND source = ?)",
-                (path, source),
-            )
+        rows = self.conn.execute(
+            "SELECT rowid, id FROM chunks WHERE path = ? AND source = ?", (path, source)).fetchall()
+        if self._dims_cache() is not None and rows:
+            self.conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(chunk_id,) for _, chunk_id in rows])
         if self._fts_error is None:
-            self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
+            # memtui writes FTS rows with the chunk's rowid (a direct delete); an index written by
+            # OpenClaw does not, so any row left over is removed by the (slower) path scan.
+            deleted = 0
+            for rowid, chunk_id in rows:
+                deleted += self.conn.execute(
+                    "DELETE FROM chunks_fts WHERE rowid = ? AND id = ?", (rowid, chunk_id)).rowcount
+            if deleted < len(rows):
+                self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
 
     def delete_files(self, paths: Iterable[str], source: str) -> int:

@@ -122,9 +122,10 @@ def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str
     workspace = Path(os.path.normpath(workspace_dir))
     target = Path(os.path.normpath(workspace / text.replace("\\", "/")))
     roots: list[Path] = []
-    if target == workspace / ROOT_MEMORY_FILE or (
-        target.parent == workspace and target.name.lower() == "dreams.md"
-    ) or ((workspace / MEMORY_DIR) in target.parents and ".." not in text.split("/")):
+    dotdot = ".." in text.replace("\\", "/").split("/")
+    is_root_file = target == workspace / ROOT_MEMORY_FILE or (
+        target.parent == workspace and target.name.lower() == "dreams.md")
+    if not dotdot and (is_root_file or (workspace / MEMORY_DIR) in target.parents):
         roots.append(workspace)
     else:
         for raw in extra_paths:

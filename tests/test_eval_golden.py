@@ -183,3 +183,12 @@ def test_previous_file_must_be_a_run_result(tmp_path: Path) -> None:
         load_previous(path)
     with pytest.raises(MemtuiError, match="cannot read"):
         load_previous(tmp_path / "missing.json")
+
+
+def test_repeated_expected_entries_count_once(tmp_path: Path) -> None:
+    path = tmp_path / "g.jsonl"
+    path.write_text('{"query": "a", "expected": ["MEMORY.md", "MEMORY.md", "x.md"]}\n', encoding="utf-8")
+    (golden,) = load_golden(path)
+    assert [e.label for e in golden.expected] == ["MEMORY.md", "x.md"]
+    # one of two distinct entries found: recall 1/2
+    assert score_query(golden, [hit("MEMORY.md", 1, 2, 1.0)], 10)["recall@10"] == 0.5

@@ -221,21 +221,17 @@ def _doctor(meta: str, key: str, value) -> str:
 _DROP = object()
 
 
-@pytest.mark.parametrize(
-    ("key", "value"),
-    [("model", "other-model"), ("provider", "openai"), ("providerKey", "0" * 64), ("sources", ["memory", "sessions"]),
-     ("scopeHash", "f" * 64), ("chunkTokens", 401), ("chunkOverlap", 79), ("ftsTokenizer", "trigram"),
-     ("scopeHash", _DROP)],
-)
-def test_meta_mismatch_forces_full_rebuild(tmp_path: Path, key: str, value) -> None:
+def test_meta_mismatch_forces_full_rebuild(tmp_path: Path) -> None:
     env = _env(tmp_path, _workspace(tmp_path))
     _index(env)
     good = _meta(env.store_path)
-    _set_meta(env.store_path, _doctor(good, key, value))
-    report = _index(env)
-    assert report.full is True
-    assert report.files_changed == 3
-    assert _meta(env.store_path) == good
+    for key, value in [("model", "other-model"), ("provider", "openai"), ("providerKey", "0" * 64),
+                       ("sources", ["memory", "sessions"]), ("scopeHash", "f" * 64), ("chunkTokens", 401),
+                       ("chunkOverlap", 79), ("ftsTokenizer", "trigram"), ("scopeHash", _DROP)]:
+        _set_meta(env.store_path, _doctor(good, key, value))
+        report = _index(env)
+        assert (report.full, report.files_changed) == (True, 3), key
+        assert _meta(env.store_path) == good
 
 
 def test_missing_fts_tokenizer_means_unicode61_and_no_rebuild(tmp_path: Path) -> None:

@@ -76,9 +76,11 @@ async def test_search_and_get_return_the_cli_json(tmp_path: Path, workspace: Pat
     reference = cli_json(tmp_path, workspace, "search", "connection pool timeout")
     assert without_timing(searched) == without_timing(reference)
 
+    # Lines 4-5 of the six-line file (its final newline opens an empty line 6), so more content follows.
     assert got == {"text": "The payment webhook returned HTTP 502 for order batch 7.\n"
-                           "Root cause: connection pool timeout on pgbouncer.",
-                   "path": "memory/2026-11-28.md", "from": 4, "lines": 2}
+                           "Root cause: connection pool timeout on pgbouncer.\n\n"
+                           "[More content available. Use from=6 to continue.]",
+                   "path": "memory/2026-11-28.md", "from": 4, "lines": 2, "truncated": True, "nextFrom": 6}
     assert got == cli_json(tmp_path, workspace, "get", "memory/2026-11-28.md", "--from", "4", "--lines", "2")
 
 
@@ -104,11 +106,13 @@ async def test_corpus_and_limits(tmp_path: Path, workspace: Path) -> None:
         sessions, _ = await call(session, "memory_search", {"query": "Redis", "corpus": "sessions"})
         memory, _ = await call(session, "memory_search", {"query": "Redis", "corpus": "memory"})
         wrong = await session.call_tool("memory_search", {"query": "Redis", "corpus": "notes"})
-        strict, _ = await call(session, "memory_search", {"query": "Redis", "minScore": 1.01})
+        one, _ = await call(session, "memory_search", {"query": "2026", "maxResults": 1})
+        three, _ = await call(session, "memory_search", {"query": "2026", "maxResults": 3})
     assert sessions["results"] == [] and sessions["debug"]["hits"] == 0
     assert [hit["path"] for hit in memory["results"]] == ["memory/2026-11-27.md"]
     assert wrong.is_error is True and "corpus must be one of" in wrong.content[0].text
-    assert strict["results"] == []
+    assert len(one["results"]) == 1 and one["debug"]["hits"] == 1
+    assert len(three["results"]) == 3
 
 
 async def test_watcher_keeps_the_index_fresh(tmp_path: Path, workspace: Path) -> None:

@@ -6,6 +6,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +15,7 @@ import pytest
 
 from memtui.cli import common_parser
 from memtui.commands import model as model_command
-from memtui.embeddings.model_store import install_model, installed_model_path, model_status
+from memtui.embeddings.model_store import install_model, installed_model_path, model_path, model_status
 from memtui.errors import ProviderError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -56,8 +57,16 @@ def test_install_writes_the_reference_model_and_status_reports_it(tmp_path, caps
     assert status["llama_cpp"] is True and status["llama_cpp_version"] == llama_cpp.__version__
 
 
-def test_human_status_shows_size_and_verification(tmp_path, capsys):
-    install_model(tmp_path, "q8_0")
+def _place(state_dir: Path, source: Path, quant: str) -> Path:
+    """Put an already converted model where `install_model` would write it."""
+    target = model_path(state_dir, quant)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(source, target)
+    return target
+
+
+def test_human_status_shows_size_and_verification(tmp_path, capsys, minilm_models):
+    _place(tmp_path, minilm_models["q8_0"], "q8_0")
     code, out = _memtui(["model", "status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0
     assert "installed  yes, 25.3 MB" in out
@@ -65,19 +74,20 @@ def test_human_status_shows_size_and_verification(tmp_path, capsys):
     assert "vectors    384 dims, mean pooling, 512-token context" in out
 
 
-def test_a_changed_model_file_is_reported_as_not_the_reference(tmp_path):
-    path = install_model(tmp_path, "q8_0")
+def test_a_changed_model_file_is_reported_as_not_the_reference(tmp_path, minilm_models):
+    path = _place(tmp_path, minilm_models["q8_0"], "q8_0")
+    assert model_status(tmp_path)["verified"] is True
     with path.open("r+b") as handle:
         handle.seek(-1, os.SEEK_END)
         handle.write(b"\x01")
     assert model_status(tmp_path)["verified"] is False
 
 
-def test_q8_0_is_preferred_over_f16(tmp_path):
+def test_q8_0_is_preferred_over_f16(tmp_path, minilm_models):
     assert installed_model_path(tmp_path) is None
-    f16 = install_model(tmp_path, "f16")
+    f16 = _place(tmp_path, minilm_models["f16"], "f16")
     assert installed_model_path(tmp_path) == f16
-    q8 = install_model(tmp_path, "q8_0")
+    q8 = _place(tmp_path, minilm_models["q8_0"], "q8_0")
     assert installed_model_path(tmp_path) == q8
     assert model_status(tmp_path, "f16")["path"] == str(f16)
 

@@ -12,7 +12,7 @@ import pytest
 from hashed_provider import HashedProvider, trigram_vector
 
 from memtui.agent import AgentEnv, resolve_agent
-from memtui.config import DecaySettings, MMRSettings, MemorySearchSettings
+from memtui.config import DecaySettings, MemorySearchSettings, MMRSettings
 from memtui.manager import MemoryManager
 from memtui.ranking import bm25_rank_to_score, mmr_order, truncate_utf16
 
@@ -158,16 +158,17 @@ def test_relax_rule_keeps_only_keyword_hits_above_min_of_minscore_and_text_weigh
 
 
 def test_no_relax_without_keyword_hits(hybrid: MemoryManager) -> None:
-    response = hybrid.search("routers", max_results=10, min_score=0.99)
+    response = hybrid.search("routerz", max_results=10, min_score=0.99)
+    assert response.candidates, "vector hits exist"
     assert response.results == []
 
 
-@pytest.mark.parametrize(("max_results", "multiplier", "limit"), [(6, 4, 24), (7, 4, 28), (5, 2.5, 12),
-                                                                   (100, 3, 200), (1, 1, 1)])
-def test_candidate_limit(hybrid: MemoryManager, max_results: int, multiplier: float, limit: int) -> None:
-    settings = _hybrid_settings(hybrid.settings, candidate_multiplier=multiplier)
-    response = hybrid.search("router", max_results=max_results, settings=settings)
-    assert response.candidate_limit == limit
+def test_candidate_limit(hybrid: MemoryManager) -> None:
+    # candidates = min(200, max(1, floor(maxResults × multiplier)))
+    for max_results, multiplier, limit in [(6, 4, 24), (7, 4, 28), (5, 2.5, 12), (100, 3, 200), (1, 1, 1)]:
+        settings = _hybrid_settings(hybrid.settings, candidate_multiplier=multiplier)
+        response = hybrid.search("router", max_results=max_results, settings=settings)
+        assert response.candidate_limit == limit, (max_results, multiplier)
 
 
 def test_candidate_limit_bounds_keyword_candidates(tmp_path: Path) -> None:
@@ -230,7 +231,7 @@ def test_decay_of_undated_non_memory_path_uses_mtime(tmp_path: Path) -> None:
 
 
 def test_mmr_through_search_matches_hand_selection(hybrid: MemoryManager) -> None:
-    lam = 0.5
+    lam = 0.1
     settings = _hybrid_settings(hybrid.settings, mmr=MMRSettings(enabled=True, lambda_=lam))
     base = hybrid.search("router", max_results=20, min_score=0.0)
     ordered = sorted(base.candidates, key=lambda c: -c.score)
@@ -259,5 +260,17 @@ def test_mmr_through_search_matches_hand_selection(hybrid: MemoryManager) -> Non
         best = max(remaining, key=lambda i: (value(i), scores[i]))
         picked.append(best)
         remaining.remove(best)
+    assert picked != list(range(len(ordered))), "fixture must make MMR change the order"
     response = hybrid.search("router", max_results=20, min_score=0.0, settings=settings)
     assert [r.path for r in response.results] == [ordered[i].path for i in picked]
+
+
+def test_search_snippet_is_chunk_text_cut_at_700_units(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    head = "zebra " + "b" * 693
+    (env.workspace_dir / "memory" / "wide.md").write_text(head + "\U0001F600tail", encoding="utf-8")
+    with MemoryManager(env, provider=None) as manager:
+        manager.sync()
+        response = manager.search("zebra", min_score=0.0)
+    assert [r.path for r in response.results] == ["memory/wide.md"]
+    assert response.results[0].snippet == head

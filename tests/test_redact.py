@@ -51,6 +51,7 @@ REDACTED_CASES = [
         "aws_secret_access_key: wJalrXUtnFEMI7K",
         "aws_secret_access_key: [REDACTED]",
     ),
+    ("case folding changes length", "İstanbul DB_Password=hunter2", "İstanbul DB_Password=[REDACTED]"),
     ("cli flag", "mysql --password s3cret -u root", "mysql --password [REDACTED] -u root"),
     (
         "url credentials",

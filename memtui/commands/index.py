@@ -29,14 +29,10 @@ def run(args: argparse.Namespace) -> int:
             print_json(report.to_json())
             return 0
         kind = "full rebuild" if report.full else "incremental"
-        print(f"Memory index updated ({env.agent_id}): {report.files_changed} of {report.files_total} files "
-              f"indexed ({kind}), {report.chunks_written} chunks, {report.files_deleted} removed, "
-              f"{report.elapsed_ms / 1000:.1f}s.")
+        print(f"Indexed {report.files_changed} of {report.files_total} files ({kind}): {report.chunks_written} "
+              f"chunks written, {report.files_deleted} removed, {report.elapsed_ms / 1000:.1f}s.")
         if report.full_reason and report.full:
             print(f"Full rebuild because: {report.full_reason}")
-        if manager.provider is not None and not manager.store.capabilities.vector_available:
-            print(f"Memory index WARNING ({env.agent_id}): chunks_vec not updated — sqlite-vec unavailable "
-                  f"({manager.store.capabilities.vector_error}); vector search uses in-process cosine.")
         if manager.fallback:
             print(f"Fallback: {manager.fallback['from']} failed ({manager.fallback['reason']}); "
                   f"now using {manager.provider.id if manager.provider else 'FTS-only'}.")
@@ -45,4 +41,9 @@ def run(args: argparse.Namespace) -> int:
             if args.verbose:
                 for issue in report.issues:
                     print(f"  {issue.path}: {issue.reason}")
+        if manager.provider is not None and not manager.store.capabilities.vector_available:
+            print(f"Memory index WARNING ({env.agent_id}): chunks_vec not updated — sqlite-vec unavailable "
+                  f"({manager.store.capabilities.vector_error}); vector search uses in-process cosine.")
+        else:
+            print(f"Memory index updated ({env.agent_id}).")
     return 0

@@ -257,7 +257,7 @@ class MemtuiApp(App[int]):
             self._search_timer.stop()
         self.generation += 1
         generation = self.generation
-        self._search_timer = self.set_timer(max(0.0, delay), lambda: self._start_search(generation, retune))
+        self._search_timer = self.set_timer(max(0.001, delay), lambda: self._start_search(generation, retune))
 
     def _start_search(self, generation: int, retune: bool) -> None:
         self._search_timer = None

@@ -1,0 +1,97 @@
+"""`memtui demo`: install the bundled demo workspace into a fresh directory and open the app on it."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+from pathlib import Path
+
+from memtui.cli import agent_from_args
+from memtui.commands.output import ProgressLine, fixed3
+from memtui.demo import DemoPaths, install_demo, link_installed_model
+from memtui.embeddings.model_store import installed_model_path
+from memtui.manager import MemoryManager
+from memtui.paths import resolve_state_dir
+
+EXAMPLE_QUERIES = (
+    "OPS-1142",
+    "HTTP 502 ECONNRESET keep-alive",
+    "redis OOM maxmemory",
+    "pnpm or npm",
+)
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `demo` subcommand."""
+    parser = subparsers.add_parser("demo", parents=parents,
+                                   help="open the app on a bundled demo workspace (copied to a fresh directory)")
+    parser.add_argument("--dir", metavar="DIR", help="install the demo here (new or empty; default: a temp dir)")
+    parser.add_argument("--screenshot", dest="demo_screenshot", metavar="FILE.svg",
+                        help="render the app's first screen to an SVG and exit")
+    parser.add_argument("--no-tui", action="store_true",
+                        help="only install and index the demo, then print example searches")
+    parser.set_defaults(func=run)
+
+
+def demo_args(args: argparse.Namespace, paths: DemoPaths) -> argparse.Namespace:
+    """The app's options for the installed demo (the user's --provider and --profile are kept)."""
+    options = vars(args).copy()
+    options.update(
+        state_dir=str(paths.state_dir),
+        workspace=str(paths.workspace_dir),
+        agent=paths.agent_id,
+        config=str(paths.config_path),
+        provider=args.provider,
+        store=str(paths.store_path),
+        read_only=False,
+        screenshot=args.demo_screenshot or getattr(args, "screenshot", None),
+    )
+    return argparse.Namespace(**options)
+
+
+def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:
+    model = installed_model_path(resolve_state_dir(user_state_dir))
+    return link_installed_model(model, paths) if model is not None else None
+
+
+def _index_and_show(args: argparse.Namespace) -> int:
+    env = agent_from_args(args)
+    with MemoryManager(env) as manager:
+        bar = ProgressLine("Indexing the demo")
+        report = manager.sync(reason="cli", progress=bar)
+        bar.finish()
+        mode = manager.provider.id if manager.provider else "FTS-only (no embedding provider)"
+        print(f"Indexed {report.files_total} files into {report.chunks_written} chunks · search: {mode}")
+        for query in EXAMPLE_QUERIES:
+            response = manager.search(query, max_results=3)
+            print(f"\n$ memtui --state-dir {env.state_dir} search {query!r}")
+            if not response.results:
+                print("  No matches.")
+            for hit in response.results:
+                first = hit.snippet.strip().splitlines()[0] if hit.snippet.strip() else ""
+                print(f"  {fixed3(hit.score)} {hit.path}:{hit.start_line}-{hit.end_line}  {first[:80]}")
+    print(f"\nExplore it: memtui --state-dir {env.state_dir} sessions · status · search QUERY")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    """Install the demo, then open the app on it (or index it and print example searches)."""
+    target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
+    paths = install_demo(target)
+    print(f"Demo installed in {paths.root}")
+    print(f"  workspace: {paths.workspace_dir}")
+    print(f"  config:    {paths.config_path}")
+    print(f"  sessions:  {paths.sessions_dir}")
+    linked = _share_model(args.state_dir, paths)
+    if linked is not None:
+        print(f"  model:     {linked} (your installed memtui model)")
+    options = demo_args(args, paths)
+    if args.no_tui:
+        return _index_and_show(options)
+    try:
+        from memtui.commands.tui import run_app
+    except ImportError as exc:
+        print(f"memtui: the app cannot start ({exc}); indexing the demo instead.", file=sys.stderr)
+        return _index_and_show(options)
+    return run_app(options)

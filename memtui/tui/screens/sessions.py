@@ -1,0 +1,159 @@
+"""The sessions screen: per-session token gauges and flush state, bootstrap truncation, startup context."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
+
+from memtui.agent import AgentEnv
+from memtui.bootstrap import BootstrapReport, bootstrap_report
+from memtui.sessions import SessionReport, SessionsReport, session_reports
+from memtui.startup_context import StartupContext, startup_context
+from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge
+
+_STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim"}
+
+
+def session_summary(report: SessionReport, soft_tokens: int) -> Text:
+    """The gauge block for one session: numbers, token gauge, transcript gauge, flush state and reason."""
+    text = Text()
+    text.append(f"{report.key}\n", style="bold")
+    text.append(f"tokens {report.token_count:,} / window {report.context_window:,} "
+                f"({report.context_window_source}) · flush at {report.threshold:,} · soft band "
+                f"{report.threshold:,}–{report.threshold + soft_tokens:,}\n")
+    text.append_text(token_gauge(report.token_count, report.context_window, report.threshold, soft_tokens))
+    used = f"{report.percent_used:.1f}% of threshold" if report.percent_used is not None else "no threshold"
+    text.append(f"  {used}\n")
+    size = report.transcript_bytes or 0
+    text.append(f"transcript {human_bytes(size)} / force flush {human_bytes(report.force_flush_transcript_bytes)}\n")
+    text.append_text(bytes_gauge(size, report.force_flush_transcript_bytes))
+    text.append("\nflush: ")
+    text.append(report.flush_state, style=_STATE_STYLE.get(report.flush_state, ""))
+    text.append(f" — {report.flush_reason} · compactions {report.compaction_count}")
+    return text
+
+
+class SessionsScreen(Screen[None]):
+    """Context budgets of every session of the agent."""
+
+    BINDINGS = [
+        Binding("escape,q", "app.pop_screen", "Back", id="sessions.back"),
+        Binding("j", "cursor('down')", "Down", show=False),
+        Binding("k", "cursor('up')", "Up", show=False),
+    ]
+
+    def __init__(self, env: AgentEnv, *, now: datetime | None = None) -> None:
+        super().__init__()
+        self.env = env
+        self.now = now
+        self.report: SessionsReport = session_reports(env, now=now)
+        self.startup: StartupContext = startup_context(env, now=now)
+        self.bootstrap: BootstrapReport | None = None
+
+    def compose(self) -> ComposeResult:
+        """Sessions table + gauges; bootstrap; startup context."""
+        with TabbedContent(id="sessions-tabs"):
+            with TabPane("Sessions", id="tab-sessions"):
+                with Vertical():
+                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="session-gauge")
+            with TabPane("Bootstrap", id="tab-bootstrap"):
+                with Vertical():
+                    yield Static("", id="bootstrap-summary")
+                    yield DataTable(id="bootstrap-table", cursor_type="row", zebra_stripes=True)
+                    yield TextArea("", read_only=True, soft_wrap=True, id="bootstrap-preview")
+            with TabPane("Startup context", id="tab-startup"):
+                with Vertical():
+                    yield Static("", id="startup-summary")
+                    yield TextArea("", read_only=True, soft_wrap=True, id="startup-preview")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        """Fill the tables."""
+        table = self.query_one("#sessions-table", DataTable)
+        for label, key in (("session", "key"), ("type", "type"), ("tokens", "tokens"), ("threshold", "threshold"),
+                           ("used", "used"), ("flush", "flush"), ("transcript", "bytes")):
+            table.add_column(label, key=key)
+        for session in self.report.sessions:
+            used = f"{session.percent_used:.1f}%" if session.percent_used is not None else "–"
+            table.add_row(Text(session.key), Text(session.chat_type), Text(f"{session.token_count:,}", justify="right"),
+                          Text(f"{session.threshold:,}", justify="right"), Text(used, justify="right"),
+                          Text(session.flush_state, style=_STATE_STYLE.get(session.flush_state, "")),
+                          Text(human_bytes(session.transcript_bytes or 0), justify="right"), key=session.key)
+        if not self.report.sessions:
+            self.query_one("#session-gauge", Static).update(
+                f"No sessions in {self.report.sessions_file}.")
+        boot = self.query_one("#bootstrap-table", DataTable)
+        for label, key in (("file", "name"), ("raw chars", "raw"), ("injected", "injected"), ("budget", "budget"),
+                           ("state", "state")):
+            boot.add_column(label, key=key)
+        self._show_bootstrap(self.report.sessions[0].key if self.report.sessions else None)
+        self._show_startup()
+        table.focus()
+
+    def selected_session(self) -> SessionReport | None:
+        """The session under the cursor."""
+        table = self.query_one("#sessions-table", DataTable)
+        if not table.row_count:
+            return None
+        row_key, _ = table.coordinate_to_cell_key((table.cursor_row, 0))
+        return next((s for s in self.report.sessions if s.key == row_key.value), None)
+
+    @on(DataTable.RowHighlighted, "#sessions-table")
+    def _session_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        session = self.selected_session()
+        if session is None:
+            return
+        self.query_one("#session-gauge", Static).update(
+            session_summary(session, self.report.settings.soft_threshold_tokens))
+        self._show_bootstrap(session.key)
+
+    def _show_bootstrap(self, session_key: str | None) -> None:
+        self.bootstrap = bootstrap_report(self.env, session_key=session_key)
+        report = self.bootstrap
+        self.query_one("#bootstrap-summary", Static).update(
+            f"{session_key or 'main session'} · injected {report.total_injected:,} of {report.total_raw:,} chars · "
+            f"per-file budget {report.max_chars:,} · total budget {report.total_max_chars:,}"
+            + (" · minimal" if report.minimal else ""))
+        table = self.query_one("#bootstrap-table", DataTable)
+        table.clear()
+        for entry in report.files:
+            state = "missing" if entry.missing else "skipped" if entry.skipped else \
+                "truncated" if entry.truncated else "whole"
+            table.add_row(Text(entry.name), Text(f"{entry.raw_chars:,}", justify="right"),
+                          Text(f"{entry.injected_chars:,}", justify="right"),
+                          Text(f"{entry.file_max_chars:,}", justify="right"),
+                          Text(state, style="bold yellow" if state == "truncated" else ""), key=entry.name)
+        self._preview_bootstrap(0)
+
+    def _preview_bootstrap(self, index: int) -> None:
+        if self.bootstrap is None or not self.bootstrap.files:
+            return
+        entry = self.bootstrap.files[max(0, min(index, len(self.bootstrap.files) - 1))]
+        self.query_one("#bootstrap-preview", TextArea).load_text(entry.text)
+
+    @on(DataTable.RowHighlighted, "#bootstrap-table")
+    def _bootstrap_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        self._preview_bootstrap(event.cursor_row)
+
+    def _show_startup(self) -> None:
+        ctx = self.startup
+        loaded = [f.path for f in ctx.files if f.injected]
+        summary = (f"/new would inject {len(loaded)} daily file(s) for {', '.join(ctx.dates)} "
+                   f"({ctx.timezone})" + (" · truncated" if ctx.truncated else "")
+                   if ctx.enabled else "startup context is disabled")
+        self.query_one("#startup-summary", Static).update(summary)
+        self.query_one("#startup-preview", TextArea).load_text(ctx.text or "(nothing would be injected)")
+
+    def action_cursor(self, direction: str) -> None:
+        """vim movement in the focused table."""
+        focused = self.focused
+        if isinstance(focused, DataTable):
+            focused.action_cursor_down() if direction == "down" else focused.action_cursor_up()

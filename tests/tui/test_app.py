@@ -1,0 +1,242 @@
+"""Pilot tests: the main screen's search, trace, tuning, why-not, curation, copy, indexing and keys."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import json5
+from textual.widgets import Input
+
+from memtui.manager import IndexEvent, MemoryManager
+from memtui.tui.actions import ACTIONS
+from memtui.tui.app import MemtuiApp
+from memtui.tui.keymap import load_keymap
+from memtui.tui.messages import IndexFinished, IndexProgress, IndexStarted, SearchFinished
+from memtui.tui.screens import ChoiceModal, ErrorModal, HelpScreen, TextModal
+
+SIZE = (120, 36)
+
+
+async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
+    """Let the debounce fire and every worker finish."""
+    await pilot.pause(delay)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def locations(app: MemtuiApp) -> list[str]:
+    """The path:lines column, top to bottom."""
+    table = app.results
+    return [str(table.get_cell_at((row, 7))) for row in range(table.row_count)]
+
+
+async def test_typing_a_query_shows_ranked_rows_and_one_search(manager: MemoryManager, make_app) -> None:
+    seen: list = []
+    app = make_app(manager, debounce=0.3)
+    async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+        await pilot.press(*"redis")
+        await settle(app, pilot, 0.5)
+        searches = [m for m in seen if isinstance(m, SearchFinished)]
+        assert len(searches) == 1
+        assert searches[0].response.query == "redis"
+        # The only files mentioning Redis (case-insensitive), each one chunk long.
+        assert sorted(locations(app)) == ["memory/2026-04-10.md:1-5", "memory/2026-04-28.md:1-5",
+                                          "memory/projects.md:1-4"]
+        trace = str(app.query_one("#trace-body").render())
+        assert "citation" in trace
+
+
+async def test_enter_opens_the_hit_at_its_lines(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"noeviction", "enter")
+        await settle(app, pilot)
+        assert locations(app) == ["memory/2026-04-28.md:1-5"]
+        await pilot.press("enter")
+        viewer = app.viewer
+        assert viewer.rel == "memory/2026-04-28.md"
+        assert viewer.mode == "raw"
+        assert viewer.selected_lines() == (1, 5, Path(manager.env.workspace_dir / viewer.rel).read_text().rstrip("\n"))
+
+
+async def test_tuning_weights_reorders_with_marks_and_copies_json5(hybrid_manager: MemoryManager, make_app) -> None:
+    app = make_app(hybrid_manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"postgres analytics service", "enter")
+        await settle(app, pilot)
+        before = [c.id for c in app.response.results]
+        await pilot.press("t")
+        app.query_one("#tune-vector", Input).value = "0"
+        app.query_one("#tune-text", Input).value = "1"
+        await settle(app, pilot)
+        response = app.response
+        assert response.vector_weight == 0 and response.text_weight == 1
+        # score = 0·vector + 1·text, so the order is the text scores' order.
+        scores = [c.score for c in response.results]
+        assert scores == sorted(scores, reverse=True)
+        assert all(abs(c.score - (c.text_score or 0.0)) < 1e-12 for c in response.results)
+        after = [c.id for c in response.results]
+        assert after != before
+        for position, chunk_id in enumerate(after, start=1):
+            if chunk_id not in before:
+                expected = "new"
+            else:
+                old = before.index(chunk_id) + 1
+                expected = "=" if old == position else f"▲{old - position}" if old > position else f"▼{position - old}"
+            assert app.marks[chunk_id] == expected
+        app.results.focus()
+        await pilot.press("J")
+        snippet = json5.loads(app.clipboard)
+        hybrid = snippet["agents"]["defaults"]["memorySearch"]["query"]["hybrid"]
+        assert (hybrid["vectorWeight"], hybrid["textWeight"]) == (0, 1)
+
+
+async def test_why_not_by_location_explains_a_chunk_that_is_no_candidate(manager: MemoryManager,
+                                                                         make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"redis", "enter")
+        await settle(app, pilot)
+        await pilot.press("W", *"MEMORY.md:3", "enter")
+        await pilot.pause()
+        assert isinstance(app.screen, TextModal)
+        body = str(app.screen.query_one("#modal-body").render())
+        assert "not a keyword candidate and not a vector candidate" in body
+        assert "does not match the keyword query" in body
+
+
+async def test_save_refuses_on_conflict_then_overwrites(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    target = manager.env.workspace_dir / "memory" / "projects.md"
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_file("memory/projects.md", target)
+        await pilot.press("e")
+        area = app.viewer.text_area
+        area.move_cursor((area.document.line_count - 1, 0))
+        area.insert("- added in the editor\n")
+        target.write_text("# Projects\n\n- changed by someone else\n", encoding="utf-8")
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceModal)
+        await pilot.press("escape")
+        await pilot.pause()
+        assert target.read_text(encoding="utf-8") == "# Projects\n\n- changed by someone else\n"
+        await pilot.press("ctrl+s")
+        await pilot.pause()
+        await pilot.click("#choice-overwrite")
+        await settle(app, pilot)
+        saved = target.read_text(encoding="utf-8")
+        assert saved.endswith("- notifications: Redis Streams consumer, owned by Priya.\n- added in the editor\n")
+        assert not app.viewer.dirty
+
+
+async def test_copy_citation_uses_the_terminal_clipboard_and_toasts(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await pilot.press(*"noeviction", "enter")
+        await settle(app, pilot)
+        await pilot.press("c")
+        assert app.clipboard == "memory/2026-04-28.md#L1-L5"
+        assert any("terminal clipboard (OSC 52)" in n.message for n in app._notifications)
+        await pilot.press("Y")
+        assert app.clipboard == "memory/2026-04-28.md"
+
+
+async def test_promote_hit_into_memory_is_idempotent(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    memory = manager.env.workspace_dir / "MEMORY.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"noeviction", "enter")
+        await settle(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+        await pilot.press("p")
+        await settle(app, pilot)
+    text = memory.read_text(encoding="utf-8")
+    assert text.count("<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:1:5 -->") == 1
+    assert "\n## Promoted From Short-Term Memory (2026-04-29)\n" in text
+    assert "source=memory/2026-04-28.md:1-5]" in text
+    assert text.startswith("# Long-Term Memory\n\n## People\n")
+
+
+async def test_append_note_to_todays_log(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    log = manager.env.workspace_dir / "memory" / "2026-04-29.md"
+    before = log.read_text(encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        app.results.focus()
+        await pilot.press("n", *"Rotate the staging key on May 29", "enter")
+        await settle(app, pilot)
+    assert log.read_text(encoding="utf-8") == before + "\n- Rotate the staging key on May 29\n"
+
+
+async def test_indexing_runs_in_a_worker_with_progress(workspace_env, make_app) -> None:
+    seen: list = []
+    with MemoryManager(workspace_env, provider=None) as fresh:
+        app = make_app(fresh)
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await settle(app, pilot)
+            kinds = [type(m) for m in seen if isinstance(m, IndexStarted | IndexProgress | IndexFinished)]
+            assert kinds[0] is IndexStarted and kinds[-1] is IndexFinished
+            assert IndexProgress in kinds
+            finished = next(m for m in seen if isinstance(m, IndexFinished))
+            # MEMORY.md, memory/projects.md and six dated logs.
+            assert finished.report.files_total == 8
+            summary = str(app.query_one("#status-summary").render())
+            assert "8 files" in summary and "clean" in summary
+
+
+async def test_file_changed_event_reloads_the_open_file(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    target = manager.env.workspace_dir / "memory" / "2026-04-10.md"
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_file("memory/2026-04-10.md", target)
+        target.write_text("# 2026-04-10\n\n- rewritten on disk\n", encoding="utf-8")
+        thread = threading.Thread(target=manager.emit, args=(IndexEvent("file-changed", paths=(
+            "memory/2026-04-10.md",)),))
+        thread.start()
+        thread.join()
+        await settle(app, pilot)
+        assert app.viewer.text_area.text == "# 2026-04-10\n\n- rewritten on disk\n"
+
+
+async def test_watcher_failure_opens_a_copyable_error(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        manager.emit(IndexEvent("failed", reason="watch", error="disk I/O error"))
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("c")
+        assert app.clipboard == "disk I/O error"
+
+
+async def test_every_action_is_wired_and_keys_are_remappable(manager: MemoryManager, make_app, tmp_path) -> None:
+    config_dir = tmp_path / "memtui"
+    config_dir.mkdir()
+    (config_dir / "config.json5").write_text('{ keymap: { "search.focus": "ctrl+f" } }', encoding="utf-8")
+    keymap = load_keymap(config_dir)
+    app = make_app(manager, keymap=keymap)
+    for action in ACTIONS:
+        assert callable(getattr(app, f"action_{action.action}")), action.id
+    async with app.run_test(size=SIZE) as pilot:
+        app.browser.focus()
+        await pilot.press("slash")
+        assert app.focused is app.browser
+        await pilot.press("ctrl+f")
+        assert app.focused is app.query_input
+        app.browser.focus()
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpScreen)
+        assert ("ctrl+f", "search.focus", "search: Focus the query box") in app.screen.rows
+
+
+async def test_vim_keys_move_the_browser(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        app.browser.focus()
+        app.browser.move_cursor(app.browser.root.children[0])
+        await pilot.press("j", "j")
+        assert app.browser.cursor_node.data.rel == "memory/2026-04-29.md"
+        await pilot.press("enter")
+        assert app.viewer.rel == "memory/2026-04-29.md"
