@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "demo",
     "eval",
     "model",
+    "mcp",
 )
 
 

@@ -101,18 +101,20 @@ def filter_corpus(payload: dict[str, Any], corpus: str | None) -> dict[str, Any]
     return filtered
 
 
-def call_memory_search(manager: MemoryTools, arguments: dict[str, Any]) -> dict[str, Any]:
-    """Run `memory_search` with MCP arguments (validated) and return the tool JSON."""
+def call_memory_search(manager: MemoryTools, arguments: dict[str, Any],
+                       session_key: str | None = None) -> dict[str, Any]:
+    """Run `memory_search` with MCP arguments (validated) for a session key and return the tool JSON."""
     query = _string(arguments, "query")
     corpus = arguments.get("corpus")
     if corpus is not None and corpus not in CORPORA:
         raise ToolArgumentError(f"corpus must be one of {', '.join(CORPORA)}, got {json.dumps(corpus)}")
     payload = manager.memory_search(query, max_results=_positive_int(arguments, "maxResults"),
-                                    min_score=_number(arguments, "minScore"))
+                                    min_score=_number(arguments, "minScore"), session_key=session_key)
     return filter_corpus(payload, corpus)
 
 
-def call_memory_get(manager: MemoryTools, arguments: dict[str, Any]) -> dict[str, Any]:
+def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
+                    _session_key: str | None = None) -> dict[str, Any]:
     """Run `memory_get` with MCP arguments (validated) and return the tool JSON."""
     return manager.memory_get(_string(arguments, "path"), from_line=_positive_int(arguments, "from"),
                               lines=_positive_int(arguments, "lines"))
@@ -123,8 +125,9 @@ def render(payload: dict[str, Any]) -> str:
     return json.dumps(payload, indent=2, ensure_ascii=False)
 
 
-def build_server(manager: MemoryTools) -> Server:
-    """An MCP server exposing the manager's `memory_search` and `memory_get`."""
+def build_server(manager: MemoryTools, session_key: str | None = None) -> Server:
+    """An MCP server exposing the manager's `memory_search` and `memory_get`; `session_key` decides citations
+    (auto mode) and the QMD scope."""
     handlers = {"memory_search": call_memory_search, "memory_get": call_memory_get}
 
     async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
@@ -136,7 +139,7 @@ def build_server(manager: MemoryTools) -> Server:
             return _error_result(f"unknown tool {params.name!r}; available: {', '.join(handlers)}")
         arguments = dict(params.arguments or {})
         try:
-            payload = await anyio.to_thread.run_sync(handler, manager, arguments)
+            payload = await anyio.to_thread.run_sync(handler, manager, arguments, session_key)
         except ToolArgumentError as exc:
             return _error_result(f"{params.name}: {exc}")
         return types.CallToolResult(content=[types.TextContent(type="text", text=render(payload))],
@@ -151,8 +154,8 @@ def _error_result(message: str) -> types.CallToolResult:
     return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
 
 
-async def serve_stdio(manager: MemoryTools) -> None:
+async def serve_stdio(manager: MemoryTools, session_key: str | None = None) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
-    server = build_server(manager)
+    server = build_server(manager, session_key)
     async with stdio_server() as (read_stream, write_stream):
         await server.run(read_stream, write_stream, server.create_initialization_options())

@@ -228,7 +228,11 @@ class Searcher:
                         found[row.id] = candidate
         terms = list(keyword.terms)
         for candidate in found.values():
-            candidate.base_score = fallback_boost(candidate.text_score or 0.0, terms, candidate.text, candidate.path)
+            if self.profile == "openclaw":
+                candidate.base_score = fallback_boost(candidate.text_score or 0.0, terms, candidate.text,
+                                                      candidate.path)
+            else:
+                candidate.base_score = candidate.text_score or 0.0
         candidates = list(found.values())
         self._decay_and_sort(candidates, now)
         response.candidates = candidates

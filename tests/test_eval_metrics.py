@@ -80,29 +80,48 @@ def test_tie_groups_are_adjacent_equal_scores() -> None:
     assert tie_groups([2.0, 1.0, 2.0]) == [(0, 1), (1, 2), (2, 3)]
 
 
-def test_ties_average_over_the_group_positions() -> None:
+def test_by_default_the_returned_order_breaks_ties() -> None:
+    # x and a share a score; the engine put x first, so a is at rank 2
+    ranking = [("x", 2.0), ("a", 2.0), ("y", 1.0)]
+    assert ndcg_at_k(ranking, {"a": 1}, 10) == pytest.approx(D2)
+    assert reciprocal_rank(ranking, {"a": 1}, 10) == pytest.approx(1 / 2)
+    assert recall_at_k(ranking, {"a": 1}, 1) == 0.0
+
+
+def test_tie_aware_averages_over_the_group_positions() -> None:
     # x and a tie at ranks 1-2: a's expected discount is (1 + 1/log2(3)) / 2, whatever the order
     qrels = {"a": 1}
     for ranking in ([("x", 2.0), ("a", 2.0), ("y", 1.0)], [("a", 2.0), ("x", 2.0), ("y", 1.0)]):
-        assert ndcg_at_k(ranking, qrels, 10) == pytest.approx((1 + D2) / 2)
+        assert ndcg_at_k(ranking, qrels, 10, tie_aware=True) == pytest.approx((1 + D2) / 2)
         # first relevant at rank 1 or 2 with probability 1/2 each: (1 + 1/2) / 2 = 0.75
-        assert reciprocal_rank(ranking, qrels, 10) == pytest.approx(0.75)
+        assert reciprocal_rank(ranking, qrels, 10, tie_aware=True) == pytest.approx(0.75)
         # the tie straddles k = 1: half of a's chance lies inside the cut
-        assert recall_at_k(ranking, qrels, 1) == pytest.approx(0.5)
+        assert recall_at_k(ranking, qrels, 1, tie_aware=True) == pytest.approx(0.5)
         # nDCG@1: gain 1/2 at rank 1 only
-        assert ndcg_at_k(ranking, qrels, 1) == pytest.approx(0.5)
+        assert ndcg_at_k(ranking, qrels, 1, tie_aware=True) == pytest.approx(0.5)
 
 
-def test_tied_group_with_two_relevant_documents() -> None:
+def test_tie_aware_group_with_two_relevant_documents() -> None:
     # x alone at rank 1, then a, y, b tied at ranks 2-4 with a and b relevant.
     # first relevant: rank 2 unless y comes first (1/3) -> 2/3 * 1/2 + 1/3 * 1/3 = 4/9
     ranking = [("x", 3.0), ("a", 2.0), ("y", 2.0), ("b", 2.0)]
     qrels = {"a": 1, "b": 1}
-    assert reciprocal_rank(ranking, qrels, 10) == pytest.approx(4 / 9)
+    assert reciprocal_rank(ranking, qrels, 10, tie_aware=True) == pytest.approx(4 / 9)
     # mean gain in the group is 2/3 over discounts of ranks 2, 3, 4; ideal = 1 + 1/log2(3)
-    assert ndcg_at_k(ranking, qrels, 10) == pytest.approx((2 / 3) * (D2 + D3 + D4) / (1 + D2))
+    assert ndcg_at_k(ranking, qrels, 10, tie_aware=True) == pytest.approx((2 / 3) * (D2 + D3 + D4) / (1 + D2))
     # recall@3: the group has 2 of its 3 positions inside the cut -> 2 * 2/3 found of 2 relevant
-    assert recall_at_k(ranking, qrels, 3) == pytest.approx(2 / 3)
+    assert recall_at_k(ranking, qrels, 3, tie_aware=True) == pytest.approx(2 / 3)
+    # in the returned order: a at rank 2, b at rank 4 -> DCG = 1/log2(3) + 1/log2(5); recall@3 = 1/2
+    assert ndcg_at_k(ranking, qrels, 10) == pytest.approx((D2 + D4) / (1 + D2))
+    assert recall_at_k(ranking, qrels, 3) == 0.5
+
+
+def test_tie_aware_without_ties_equals_positional() -> None:
+    ranking = [("a", 3.0), ("x", 2.0), ("b", 1.0)]
+    qrels = {"a": 1, "b": 2}
+    # DCG = 1 + 2/log2(4); ideal = 2 + 1/log2(3), both ways
+    for tied in (False, True):
+        assert ndcg_at_k(ranking, qrels, 10, tie_aware=tied) == pytest.approx((1 + 2 * D3) / (2 + D2))
 
 
 def test_judgements_with_grade_zero_are_not_relevant() -> None:

@@ -55,6 +55,14 @@ def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:
     return link_installed_model(model, paths) if model is not None else None
 
 
+def _telling_line(snippet: str, query: str) -> str:
+    """The snippet's first line that mentions a query word (else its first line), shortened."""
+    lines = [line.strip() for line in snippet.splitlines() if line.strip()]
+    words = [w.lower() for w in query.split() if len(w) > 2]
+    chosen = next((line for line in lines if any(w in line.lower() for w in words)), lines[0] if lines else "")
+    return chosen if len(chosen) <= 80 else chosen[:79] + "…"
+
+
 def _index_and_show(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     with MemoryManager(env) as manager:
@@ -69,8 +77,8 @@ def _index_and_show(args: argparse.Namespace) -> int:
             if not response.results:
                 print("  No matches.")
             for hit in response.results:
-                first = hit.snippet.strip().splitlines()[0] if hit.snippet.strip() else ""
-                print(f"  {fixed3(hit.score)} {hit.path}:{hit.start_line}-{hit.end_line}  {first[:80]}")
+                print(f"  {fixed3(hit.score)} {hit.path}:{hit.start_line}-{hit.end_line}  "
+                      f"{_telling_line(hit.snippet, query)}")
     print(f"\nExplore it: memtui --state-dir {env.state_dir} sessions · status · search QUERY")
     return 0
 

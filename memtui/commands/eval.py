@@ -113,6 +113,7 @@ def run_scifact_command(args: argparse.Namespace) -> int:
                 ["ndcg@10", report["ndcg@10"]],
                 ["recall@100", report["recall@100"]],
                 ["mrr@10", report["mrr@10"]],
+            ["ndcg@10, ties averaged", report["tieAveraged"]["ndcg@10"]],
                 ["queries", report["queries"]],
                 ["zero-hit queries", report["zeroHit"]],
                 ["documents", report["documents"]],

@@ -16,6 +16,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     """Add the `mcp` subcommand."""
     parser = subparsers.add_parser("mcp", parents=parents,
                                    help="serve memory_search / memory_get over stdio (Model Context Protocol)")
+    parser.add_argument("--session-key", metavar="KEY",
+                        help="session key of the calls (citations in auto mode; the QMD scope), e.g. agent:main:main")
     parser.add_argument("--no-watch", action="store_true", help="do not watch memory files for changes")
     parser.set_defaults(func=run)
 
@@ -29,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
         if watcher is not None:
             watcher.start()
         try:
-            anyio.run(serve_stdio, manager)
+            anyio.run(serve_stdio, manager, args.session_key)
         finally:
             if watcher is not None:
                 watcher.stop()

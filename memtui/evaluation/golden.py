@@ -10,7 +10,7 @@ lines overlap a..b; `path:a` means a..a). Per query:
   file count once); nDCG@k uses these gains against an ideal of min(#expected, k) gains of 1;
 * recall@k is the share of expected entries matched by some hit in the top k; MRR is 1/firstRank.
 
-Ties between equal scores are averaged as in `memtui.evaluation.metrics`. The JSON a run returns
+Ranks are positions in the returned list (equal scores keep the engine's order). The JSON a run returns
 is accepted again by `compare_runs` as the previous result.
 """
 
@@ -132,7 +132,7 @@ def score_query(golden: GoldenQuery, hits: list[dict[str, Any]], k: int) -> dict
             ranks[e.label] = pos
         gains.append(1.0 if new else 0.0)
         found.append(float(len(new)))
-    scores = [float(hit["score"]) for hit in hits]
+    order = [-float(pos) for pos in range(len(hits))]  # the returned order decides ties
     matched = [r for r in ranks.values() if r is not None]
     ideal = ideal_dcg([1.0] * len(golden.expected), k)
     return {
@@ -140,9 +140,9 @@ def score_query(golden: GoldenQuery, hits: list[dict[str, Any]], k: int) -> dict
         "expected": [e.label for e in golden.expected],
         "firstRank": min(matched) if matched else None,
         "ranks": ranks,
-        f"recall@{k}": found_at_k(found, scores, k) / len(golden.expected),
-        "rr": expected_reciprocal_rank([g > 0 for g in gains], scores, k),
-        f"ndcg@{k}": dcg(gains, scores, k) / ideal,
+        f"recall@{k}": found_at_k(found, order, k) / len(golden.expected),
+        "rr": expected_reciprocal_rank([g > 0 for g in gains], order, k),
+        f"ndcg@{k}": dcg(gains, order, k) / ideal,
         "hits": hits,
     }
 

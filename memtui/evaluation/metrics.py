@@ -5,10 +5,12 @@ Conventions shared by every function here:
 * A ranking is a best-first list of `(key, score)` pairs as a search returned them. A key that
   appears more than once (several chunks of one document) counts once, at its best (first) rank;
   later duplicates are dropped and the keys after them move up.
-* Ties: a run of adjacent entries with equal score is one tie group. A metric gives each entry of
-  a group the average over the group's positions (McSherry & Najork 2008), so the result does not
-  depend on how the engine happened to order equal scores. Ties are resolved inside the list the
-  engine returned; nothing is known about entries beyond it.
+* Ties: by default the engine's order decides (rank = position in the returned list), which is
+  what an agent reading the results sees. With `tie_aware=True` a run of adjacent entries with
+  equal score is one tie group and every entry of it gets the average over the group's positions
+  (McSherry & Najork 2008): the expected value under a random order of equal scores. A large gap
+  between the two means the ranking leans on an arbitrary tie order. Ties are resolved inside the
+  list the engine returned; nothing is known about entries beyond it.
 * Gains are linear (the qrels grade), discounts are `1 / log2(rank + 1)` with 1-based ranks, and
   the ideal DCG is computed from all graded documents of the qrels, cut at k.
 """
@@ -95,31 +97,36 @@ def expected_reciprocal_rank(relevant: Sequence[bool], scores: Sequence[float], 
     return 0.0
 
 
-def ndcg_at_k(ranking: Ranking, qrels: Mapping[str, float], k: int) -> float:
+def _scores(ranked: list[tuple[str, float]], tie_aware: bool) -> list[float]:
+    """The scores that define tie groups: the real ones, or distinct ones when order decides."""
+    return [score for _, score in ranked] if tie_aware else [-float(pos) for pos in range(len(ranked))]
+
+
+def ndcg_at_k(ranking: Ranking, qrels: Mapping[str, float], k: int, *, tie_aware: bool = False) -> float:
     """nDCG@k of a ranking against graded qrels (0 when the qrels grade nothing relevant)."""
     ideal = ideal_dcg(qrels.values(), k)
     if ideal == 0:
         return 0.0
     ranked = best_ranks(ranking)
     gains = [max(0.0, float(qrels.get(key, 0))) for key, _ in ranked]
-    return dcg(gains, [score for _, score in ranked], k) / ideal
+    return dcg(gains, _scores(ranked, tie_aware), k) / ideal
 
 
-def recall_at_k(ranking: Ranking, qrels: Mapping[str, float], k: int) -> float:
+def recall_at_k(ranking: Ranking, qrels: Mapping[str, float], k: int, *, tie_aware: bool = False) -> float:
     """Share of the relevant documents (grade > 0) found in the top k."""
     relevant = {key for key, grade in qrels.items() if grade > 0}
     if not relevant:
         return 0.0
     ranked = best_ranks(ranking)
     found = [1.0 if key in relevant else 0.0 for key, _ in ranked]
-    return found_at_k(found, [score for _, score in ranked], k) / len(relevant)
+    return found_at_k(found, _scores(ranked, tie_aware), k) / len(relevant)
 
 
-def reciprocal_rank(ranking: Ranking, qrels: Mapping[str, float], k: int) -> float:
+def reciprocal_rank(ranking: Ranking, qrels: Mapping[str, float], k: int, *, tie_aware: bool = False) -> float:
     """1/rank of the first relevant document within the top k (0 when none)."""
     ranked = best_ranks(ranking)
     relevant = [qrels.get(key, 0) > 0 for key, _ in ranked]
-    return expected_reciprocal_rank(relevant, [score for _, score in ranked], k)
+    return expected_reciprocal_rank(relevant, _scores(ranked, tie_aware), k)
 
 
 def evidence_recall(evidence: Iterable[str], covered: Iterable[str]) -> float:

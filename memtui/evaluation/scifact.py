@@ -2,7 +2,8 @@
 
 Every query is searched twice with minScore 0: top 10 for nDCG@10 (and MRR@10), top 100 for
 recall@100. Hits map back to documents by path (`memory/scifact/<_id>.md`); each document keeps
-its best rank. Queries without qrels are not scored.
+its best rank. Queries without qrels are not scored. The main keys rank by the returned order;
+`tieAveraged` holds the same metrics with equal scores averaged (see `metrics`).
 """
 
 from __future__ import annotations
@@ -149,9 +150,7 @@ def run_scifact(
     if not todo:
         raise MemtuiError(f"{queries}: no query has relevance judgements in {qrels}")
     started = time.perf_counter()
-    ndcgs: list[float] = []
-    recalls: list[float] = []
-    rrs: list[float] = []
+    scores: dict[tuple[str, bool], list[float]] = {}
     zero_hit = 0
     with tempfile.TemporaryDirectory(prefix="memtui-scifact-") as tmp:
         workspace = Path(tmp) / "workspace"
@@ -165,16 +164,21 @@ def run_scifact(
                 top = mgr.search(text, max_results=NDCG_K, min_score=0.0).results[:NDCG_K]
                 deep = mgr.search(text, max_results=RECALL_K, min_score=0.0).results[:RECALL_K]
                 zero_hit += not top
-                ndcgs.append(ndcg_at_k(_ranking(top), judged[qid], NDCG_K))
-                rrs.append(reciprocal_rank(_ranking(top), judged[qid], NDCG_K))
-                recalls.append(recall_at_k(_ranking(deep), judged[qid], RECALL_K))
+                for tied in (False, True):
+                    row = {
+                        f"ndcg@{NDCG_K}": ndcg_at_k(_ranking(top), judged[qid], NDCG_K, tie_aware=tied),
+                        f"mrr@{NDCG_K}": reciprocal_rank(_ranking(top), judged[qid], NDCG_K, tie_aware=tied),
+                        f"recall@{RECALL_K}": recall_at_k(_ranking(deep), judged[qid], RECALL_K, tie_aware=tied),
+                    }
+                    for name, value in row.items():
+                        scores.setdefault((name, tied), []).append(value)
                 if progress:
                     progress(done, len(todo))
             t2 = time.perf_counter()
+    names = (f"ndcg@{NDCG_K}", f"recall@{RECALL_K}", f"mrr@{NDCG_K}")
     return {
-        f"ndcg@{NDCG_K}": mean(ndcgs),
-        f"recall@{RECALL_K}": mean(recalls),
-        f"mrr@{NDCG_K}": mean(rrs),
+        **{name: mean(scores[(name, False)]) for name in names},
+        "tieAveraged": {name: mean(scores[(name, True)]) for name in names},
         "queries": len(todo),
         "zeroHit": zero_hit,
         "documents": documents,

@@ -193,7 +193,7 @@ class MemtuiApp(App[int]):
         worker = get_current_worker()
         try:
             self.manager.sync(force=force, reason=TUI_SYNC_REASON, should_stop=lambda: worker.is_cancelled)
-        except Exception as exc:  # noqa: BLE001 - every failure is shown to the user
+        except Exception as exc:
             self.post_message(IndexFailed(str(exc) or type(exc).__name__))
 
     @on(IndexStarted)
@@ -279,7 +279,7 @@ class MemtuiApp(App[int]):
             vector = self.query_vector(query)
             response = self.manager.search(query, settings=tuning.apply(self.manager.settings),
                                            profile=tuning.profile, now=self.now, query_vector=vector)
-        except Exception as exc:  # noqa: BLE001 - shown as a toast; the previous results stay
+        except Exception as exc:
             self.post_message(SearchFailed(generation, str(exc) or type(exc).__name__))
             return
         self.post_message(SearchFinished(generation, response, retune))
@@ -542,7 +542,7 @@ class MemtuiApp(App[int]):
             return
         self._write(expected=viewer.digest)
 
-    def _write(self, *, expected: str | None | bool) -> None:
+    def _write(self, *, expected: str | bool | None) -> None:
         viewer = self.viewer
         assert viewer.abs_path is not None
         try:

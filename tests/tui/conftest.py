@@ -16,7 +16,7 @@ from memtui.manager import MemoryManager
 from memtui.tui.app import MemtuiApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from hashed_provider import HashedProvider  # noqa: E402
+from hashed_provider import HashedProvider
 
 NOW = datetime(2026, 4, 29, 15, 0, tzinfo=UTC)
 SIZE = (120, 36)

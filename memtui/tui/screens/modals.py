@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
+from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Input, Label, Static
@@ -55,7 +58,7 @@ class ErrorModal(TextModal):
 class ChoiceModal(ModalScreen[str]):
     """A question with buttons; dismisses with the chosen button's id (escape → "cancel")."""
 
-    BINDINGS = [("escape", "choose('cancel')", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [("escape", "choose('cancel')", "Cancel")]
 
     def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
         super().__init__()
@@ -84,7 +87,7 @@ class ChoiceModal(ModalScreen[str]):
 class PromptModal(ModalScreen[str | None]):
     """Asks for one line of text; Enter submits, Escape cancels (None)."""
 
-    BINDINGS = [("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [("escape", "cancel", "Cancel")]
 
     def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
         super().__init__()

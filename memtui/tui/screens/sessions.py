@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
@@ -43,7 +44,7 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
 class SessionsScreen(Screen[None]):
     """Context budgets of every session of the agent."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="sessions.back"),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
@@ -60,19 +61,16 @@ class SessionsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Sessions table + gauges; bootstrap; startup context."""
         with TabbedContent(id="sessions-tabs"):
-            with TabPane("Sessions", id="tab-sessions"):
-                with Vertical():
-                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
-                    yield Static("", id="session-gauge")
-            with TabPane("Bootstrap", id="tab-bootstrap"):
-                with Vertical():
-                    yield Static("", id="bootstrap-summary")
-                    yield DataTable(id="bootstrap-table", cursor_type="row", zebra_stripes=True)
-                    yield TextArea("", read_only=True, soft_wrap=True, id="bootstrap-preview")
-            with TabPane("Startup context", id="tab-startup"):
-                with Vertical():
-                    yield Static("", id="startup-summary")
-                    yield TextArea("", read_only=True, soft_wrap=True, id="startup-preview")
+            with TabPane("Sessions", id="tab-sessions"), Vertical():
+                yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+                yield Static("", id="session-gauge")
+            with TabPane("Bootstrap", id="tab-bootstrap"), Vertical():
+                yield Static("", id="bootstrap-summary")
+                yield DataTable(id="bootstrap-table", cursor_type="row", zebra_stripes=True)
+                yield TextArea("", read_only=True, soft_wrap=True, id="bootstrap-preview")
+            with TabPane("Startup context", id="tab-startup"), Vertical():
+                yield Static("", id="startup-summary")
+                yield TextArea("", read_only=True, soft_wrap=True, id="startup-preview")
         yield Footer()
 
     def on_mount(self) -> None:

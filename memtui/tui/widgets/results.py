@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from rich.text import Text
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
 from memtui.search import Candidate
@@ -42,7 +44,7 @@ def _mark_cell(mark: str) -> Text:
 class ResultsTable(DataTable[Text]):
     """Search hits, one row per chunk, keyed by chunk id (gone rows keyed `gone:<id>`)."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "cursor_down", "Down", show=False),
         Binding("k", "cursor_up", "Up", show=False),
         Binding("g", "scroll_top", "Top", show=False),

@@ -64,7 +64,11 @@ def marked_text(text: str, terms: list[str]) -> Text:
 class TracePanel(VerticalScroll):
     """Shows the highlighted hit's chunk and score trace."""
 
-    def compose(self):  # noqa: ANN201 - Textual compose
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.rows: list[tuple[str, str]] = []
+
+    def compose(self):
         """The single Static holding the rendering."""
         yield Static(Text("Type a query; highlight a result to see why it ranks there.", style="dim"),
                      id="trace-body")
@@ -72,13 +76,15 @@ class TracePanel(VerticalScroll):
     def show(self, hit: Candidate | None, response: SearchResponse | None) -> None:
         """Render `hit` (or a hint when there is none)."""
         body = self.query_one("#trace-body", Static)
+        self.rows = []
         if hit is None or response is None:
             body.update(Text("No hit selected.", style="dim"))
             return
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
         table.add_column()
-        for label, value in trace_lines(hit, response):
+        self.rows = trace_lines(hit, response)
+        for label, value in self.rows:
             table.add_row(label, value)
         terms = list(response.keyword.terms) if response.keyword else []
         heading = Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline")

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import ClassVar
 
 from textual.app import ComposeResult
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
 from textual.widgets.text_area import Selection
@@ -18,7 +19,7 @@ MAX_RENDERED_CHARS = 200_000
 class MemoryTextArea(TextArea):
     """A TextArea with vim-style movement while it is read-only."""
 
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "vim('down')", "Down", show=False),
         Binding("k", "vim('up')", "Up", show=False),
         Binding("g", "vim('top')", "Top", show=False),
