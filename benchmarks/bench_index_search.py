@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import queue
-import statistics
 import sys
 import tempfile
 import time
@@ -16,11 +15,11 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from notes import generate  # noqa: E402
+from notes import generate
 
-from memtui.agent import resolve_agent  # noqa: E402
-from memtui.manager import IndexEvent, MemoryManager  # noqa: E402
-from memtui.watcher import MemoryWatcher  # noqa: E402
+from memtui.agent import resolve_agent
+from memtui.manager import IndexEvent, MemoryManager
+from memtui.watcher import MemoryWatcher
 
 QUERIES = ["payment webhook 502", "pgbouncer pool size", "rotate credentials", "Grafana dashboards",
            "deploy on Fridays", "exponential backoff", "certificate has expired", "Alice Redis decision",
@@ -72,9 +71,10 @@ def bench_live(manager: MemoryManager, workspace: Path) -> None:
     manager.subscribe(events.put)
     watcher = MemoryWatcher(manager)
     watcher.start()
-    while not (e := events.get(timeout=120)).kind == "finished":
+    while events.get(timeout=120).kind != "finished":
         pass
-    target = sorted((workspace / "memory").glob("*.md"))[len(list((workspace / "memory").glob("*.md"))) // 2]
+    notes = sorted((workspace / "memory").glob("*.md"))
+    target = notes[len(notes) // 2]
     latencies = []
     for attempt in range(3):
         word = f"quokka{attempt}edit"

@@ -3,7 +3,7 @@
     python benchmarks/bench_local_embed.py [--chunks 24] [--quant q8_0]
 
 Goal: `LocalEmbeddingProvider.embed_batch` reaches >= 90 % of raw `Llama.embed` (one call per chunk,
-n_ctx = n_batch = n_ubatch = 512, the settings deps.md measured as fastest).
+n_ctx = n_batch = n_ubatch = 512, flash attention: the settings deps.md measured as fastest).
 """
 
 from __future__ import annotations
@@ -19,22 +19,23 @@ from llama_cpp import Llama
 from memtui.embeddings.convert import QUANTS, convert_model, package_model_dir
 from memtui.embeddings.local import LocalEmbeddingProvider
 
-WORDS = (
+VOCABULARY = (
     "memory agent index search vector chunk session note daily review deploy server latency cache "
     "config provider embedding hybrid keyword weight decay snippet citation workspace markdown file "
     "line token budget flush compaction transcript model local remote batch retry error status watch "
     "the a of to and in is it for on with as was at by this that from be or are have has"
-).split()
+)
 
 
 def make_chunks(count: int, seed: int = 7) -> list[str]:
     """Deterministic prose chunks of about 1,600 characters (about 400 tokens, OpenClaw's default)."""
     rng = random.Random(seed)
+    vocabulary = VOCABULARY.split()
     chunks = []
     for _ in range(count):
         words: list[str] = []
         while sum(len(w) + 1 for w in words) < 1600:
-            words.append(rng.choice(WORDS) + (str(rng.randint(1, 999)) if rng.random() < 0.1 else ""))
+            words.append(rng.choice(vocabulary) + (str(rng.randint(1, 999)) if rng.random() < 0.1 else ""))
         chunks.append(" ".join(words))
     return chunks
 
@@ -58,7 +59,8 @@ def main() -> None:
         print(f"conversion {args.quant}: {time.perf_counter() - started:.2f} s, {path.stat().st_size / 1e6:.1f} MB")
 
         chunks = make_chunks(args.chunks)
-        raw = Llama(model_path=str(path), embedding=True, n_ctx=512, n_batch=512, n_ubatch=512, verbose=False)
+        raw = Llama(model_path=str(path), embedding=True, n_ctx=512, n_batch=512, n_ubatch=512,
+                    flash_attn=True, verbose=False)
         tokens = [len(raw.tokenize(c.encode(), add_bos=True)) for c in chunks]
         print(f"{len(chunks)} chunks, {sum(tokens) / len(tokens):.0f} tokens on average (max {max(tokens)})")
         provider = LocalEmbeddingProvider(str(path))

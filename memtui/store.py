@@ -372,17 +372,36 @@ class Store:
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
-        """FTS5 MATCH ordered by bm25 (raw rank, more negative = better)."""
+        """FTS5 MATCH ordered by bm25 (raw rank, more negative = better).
+
+        Ranks are computed on ids alone, then the few winning rows are fetched: FTS5 materialises
+        every selected column of every match before sorting, so selecting the text up front is slow.
+        """
         where, params = self._filters(model, sources)
         like_sql = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in like_terms)
         like_params = [f"%{_escape_like(t)}%" for t in like_terms]
         sql = (
-            "SELECT id, path, source, start_line, end_line, model, text, bm25(chunks_fts) AS rank FROM chunks_fts "
+            "SELECT rowid, bm25(chunks_fts) AS rank FROM chunks_fts "
             f"WHERE chunks_fts MATCH ?{like_sql}{where} ORDER BY rank ASC LIMIT ?"
         )
         with self.lock:
-            rows = self.conn.execute(sql, [match, *like_params, *params, limit]).fetchall()
-        return [(ChunkRow(r[0], r[1], r[2], int(r[3]), int(r[4]), "", r[5], r[6]), float(r[7])) for r in rows]
+            ranked = self.conn.execute(sql, [match, *like_params, *params, limit]).fetchall()
+            if not ranked:
+                return []
+            marks = ",".join("?" * len(ranked))
+            rows = {
+                r[0]: r
+                for r in self.conn.execute(
+                    "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks_fts "
+                    f"WHERE rowid IN ({marks})",
+                    [rowid for rowid, _ in ranked],
+                )
+            }
+        return [
+            (ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
+            for rowid, rank in ranked
+            if (r := rows.get(rowid)) is not None
+        ]
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:

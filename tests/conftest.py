@@ -6,10 +6,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from fixtures_model import llama_cpp, minilm_models, minilm_reference  # noqa: F401  (shared fixtures)
 
 from memtui.agent import AgentEnv, resolve_agent
-
-from fixtures_model import llama_cpp, minilm_models, minilm_reference  # noqa: F401  (shared fixtures)
 
 
 @pytest.fixture(autouse=True)

