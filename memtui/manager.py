@@ -310,7 +310,7 @@ class MemoryManager:
                query_vector: list[float] | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
         searcher = Searcher(self.store, self.provider, settings or self.settings, profile or self.env.profile,
-                            self.file_mtimes())
+                            self.file_mtimes)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
         return searcher.search(query, options, now=now, query_vector=query_vector)
 

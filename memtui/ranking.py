@@ -61,6 +61,11 @@ def decay_multiplier(age_days: float, half_life_days: int) -> float:
     return math.exp(-math.log(2) / max(1, half_life_days) * max(0.0, age_days))
 
 
+def needs_mtime(path: str, source: str) -> bool:
+    """Whether decay of this path depends on the file's mtime (not evergreen, no date in the name)."""
+    return not is_evergreen(path, source) and decay_date(path) is None
+
+
 def item_age_days(path: str, source: str, now: datetime, mtime_ms: float | None) -> float | None:
     """Age in days used for decay, or None for evergreen files."""
     if is_evergreen(path, source):

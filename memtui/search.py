@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -32,6 +32,7 @@ from memtui.ranking import (
     fallback_boost,
     item_age_days,
     mmr_order,
+    needs_mtime,
     truncate_utf16,
 )
 from memtui.store import ChunkRow, DriverError, Store
@@ -154,12 +155,18 @@ class Searcher:
     """Runs searches against a store with an optional embedding provider."""
 
     def __init__(self, store: Store, provider: EmbeddingProvider | None, settings: MemorySearchSettings,
-                 profile: str = "memtui", mtimes: dict[str, float] | None = None):
+                 profile: str = "memtui", mtimes: Callable[[], dict[str, float]] | None = None):
         self.store = store
         self.provider = provider
         self.settings = settings
         self.profile = profile
-        self.mtimes = mtimes or {}
+        self._mtimes_source = mtimes
+        self._mtimes: dict[str, float] | None = None
+
+    def _mtime(self, path: str) -> float | None:
+        if self._mtimes is None:
+            self._mtimes = self._mtimes_source() if self._mtimes_source else {}
+        return self._mtimes.get(path)
 
     def _keyword_query(self, query: str) -> KeywordQuery:
         return build_and_query(query) if self.profile == "openclaw" else build_or_query(query)
@@ -199,8 +206,10 @@ class Searcher:
 
     def _keyword(self, match: str, limit: int, sources: list[str], model: str | None,
                  terms: Sequence[str]) -> tuple[list[tuple[ChunkRow, float]], bool]:
-        """(rows with raw bm25, used LIKE fallback)."""
+        """(rows with raw bm25, used LIKE fallback); the memtui profile searches the stemmed index."""
         try:
+            if self.profile == "memtui" and self.store.has_stemmed_index:
+                return self.store.stemmed_search(match, limit, model=model, sources=sources), False
             return self.store.keyword_search(match, limit, model=model, sources=sources), False
         except DriverError:
             rows = self.store.like_search(list(terms), limit, model=model, sources=sources)
@@ -331,7 +340,8 @@ class Searcher:
         decay = self.settings.query.hybrid.temporal_decay
         for candidate in candidates:
             if decay.enabled:
-                age = item_age_days(candidate.path, candidate.source, now, self.mtimes.get(candidate.path))
+                mtime = self._mtime(candidate.path) if needs_mtime(candidate.path, candidate.source) else None
+                age = item_age_days(candidate.path, candidate.source, now, mtime)
                 candidate.age_days = age
                 candidate.decay = 1.0 if age is None else decay_multiplier(age, decay.half_life_days)
             candidate.score = candidate.base_score * candidate.decay

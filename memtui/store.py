@@ -20,6 +20,9 @@ except ImportError:  # pragma: no cover - sqlean-py is a hard dependency; stdlib
     import sqlite3 as sqlite_driver
 
 META_KEY = "memory_index_meta_v1"
+# memtui's own addition to OpenClaw's schema: a Porter-stemmed, contentless FTS5 index over the same
+# chunks (rowid = chunks.rowid), used by the `memtui` ranking profile.
+STEMMED_FTS = "memtui_chunks_fts_porter"
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -129,10 +132,12 @@ class Store:
         )
         self._fts_error: str | None = None
         self._dims: int | None = None
+        self._kinds: tuple[set[str], set[str]] | None = None
         if read_only:
             self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
         else:
             self._ensure_schema()
+        self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
 
     # -- schema -----------------------------------------------------------------------------
 
@@ -156,6 +161,11 @@ class Store:
                 )
             except DriverError as exc:
                 self._fts_error = f"FTS5 unavailable: {exc}"
+            if self._fts_error is None:
+                self.conn.execute(
+                    f"CREATE VIRTUAL TABLE IF NOT EXISTS {STEMMED_FTS} USING fts5(text, content='', "
+                    "contentless_delete=1, tokenize='porter unicode61')"
+                )
 
     def _has_table(self, name: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
@@ -243,6 +253,7 @@ class Store:
         `fresh` skips deleting old rows (a store being built from scratch has none).
         """
         self._check_writable()
+        self._kinds = None
         with self.lock, self.conn:
             if not fresh:
                 self._delete_file_rows(path, source)
@@ -261,6 +272,9 @@ class Store:
                         (cursor.lastrowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model,
                          chunk.start_line, chunk.end_line),
                     )
+                if self._stemmed:
+                    self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
+                                      (cursor.lastrowid, chunk.text))
                 if vector is not None and dims == len(vector):
                     self.conn.execute(
                         "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
@@ -291,11 +305,14 @@ class Store:
                     "DELETE FROM chunks_fts WHERE rowid = ? AND id = ?", (rowid, chunk_id)).rowcount
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
+        if self._stemmed and rows:
+            self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _ in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
 
     def delete_files(self, paths: Iterable[str], source: str) -> int:
         """Remove files (and all their chunk rows) that are no longer on disk."""
         self._check_writable()
+        self._kinds = None
         count = 0
         with self.lock, self.conn:
             for path in paths:
@@ -393,6 +410,55 @@ class Store:
                 r[0]: r
                 for r in self.conn.execute(
                     "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks_fts "
+                    f"WHERE rowid IN ({marks})",
+                    [rowid for rowid, _ in ranked],
+                )
+            }
+        return [
+            (ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
+            for rowid, rank in ranked
+            if (r := rows.get(rowid)) is not None
+        ]
+
+    def _row_kinds(self) -> tuple[set[str], set[str]]:
+        """(models, sources) present in `chunks`, cached until the next write."""
+        if self._kinds is None:
+            with self.lock:
+                models = {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM chunks")}
+                sources = {r[0] for r in self.conn.execute("SELECT DISTINCT source FROM chunks")}
+            self._kinds = (models, sources)
+        return self._kinds
+
+    @property
+    def has_stemmed_index(self) -> bool:
+        """Whether the Porter-stemmed FTS table exists (absent in indexes written by OpenClaw)."""
+        return self._stemmed
+
+    def stemmed_search(self, match: str, limit: int, *, model: str | None,
+                       sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
+        """MATCH on the Porter-stemmed table, ordered by bm25; rows come from `chunks` by rowid."""
+        models, present = self._row_kinds()
+        needs_filter = (model is not None and models != {model}) or (
+            sources is not None and not present <= set(sources))
+        if needs_filter:
+            where, params = self._filters(model, sources, alias="c.")
+            sql = (
+                f"SELECT f.rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} f JOIN chunks c "
+                f"ON c.rowid = f.rowid WHERE {STEMMED_FTS} MATCH ?{where} ORDER BY rank ASC LIMIT ?"
+            )
+        else:
+            params = []
+            sql = f"SELECT rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} WHERE {STEMMED_FTS} MATCH ? " \
+                  "ORDER BY rank ASC LIMIT ?"
+        with self.lock:
+            ranked = self.conn.execute(sql, [match, *params, limit]).fetchall()
+            if not ranked:
+                return []
+            marks = ",".join("?" * len(ranked))
+            rows = {
+                r[0]: r
+                for r in self.conn.execute(
+                    "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks "
                     f"WHERE rowid IN ({marks})",
                     [rowid for rowid, _ in ranked],
                 )

@@ -155,3 +155,25 @@ def test_demo_command_without_tui_installs_indexes_and_prints_searches(
     newest = max(p.name for p in _daily_logs(target / "state" / "workspace"))
     assert newest == f"{date.today()}.md"
     assert (target / "state" / "memtui" / "main.sqlite").is_file()
+
+
+def test_demo_screenshot_opens_the_app_on_the_demo_workspace(tmp_path: Path) -> None:
+    svg = tmp_path / "first.svg"
+    assert main(["demo", "--dir", str(tmp_path / "shot"), "--screenshot", str(svg)]) == 0
+    text = svg.read_text(encoding="utf-8")
+    assert f"{date.today()}&#160;(today)" in text
+    assert (tmp_path / "shot" / "state" / "memtui" / "main.sqlite").is_file()
+
+
+def test_an_installed_memtui_model_is_shared_with_the_demo(tmp_path: Path) -> None:
+    from memtui.demo import link_installed_model
+    from memtui.embeddings.model_store import installed_model_path, model_path
+
+    user_model = model_path(tmp_path / "user-state")
+    user_model.parent.mkdir(parents=True)
+    user_model.write_bytes(b"GGUF fake weights")
+    demo = install_demo(tmp_path / "demo", today=TODAY)
+    assert installed_model_path(demo.state_dir) is None
+    link_installed_model(user_model, demo)
+    found = installed_model_path(demo.state_dir)
+    assert found is not None and found.read_bytes() == b"GGUF fake weights"

@@ -318,11 +318,11 @@ class MemtuiApp(App[int]):
     def _update_search_info(self, response: SearchResponse) -> None:
         info = Text()
         info.append(f" {response.mode}", style="bold")
-        info.append(f" · {len(response.candidates)} candidates · {len(response.results)} shown")
+        info.append(f" · {len(response.candidates)} cand. · {len(response.results)} shown")
         if response.relaxed:
             info.append(" · relaxed", style="yellow")
         if response.filtered_count:
-            info.append(f" · {response.filtered_count} < minScore")
+            info.append(f" · {response.filtered_count} < minScore", style="dim")
         self.query_one("#search-info", Static).update(info)
 
     def hit(self, chunk_id: str | None) -> Candidate | None:
@@ -421,6 +421,7 @@ class MemtuiApp(App[int]):
         """Show or hide the tuning panel."""
         panel = self.query_one("#tuning", TuningPanel)
         panel.display = not panel.display
+        self.query_one("#body", Horizontal).set_class(panel.display, "-tuning")
         if panel.display:
             panel.query_one("#tune-vector", Input).focus()
 

