@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import sys
 import tempfile
 from pathlib import Path
@@ -42,12 +43,18 @@ def demo_args(args: argparse.Namespace, paths: DemoPaths) -> argparse.Namespace:
         workspace=str(paths.workspace_dir),
         agent=paths.agent_id,
         config=str(paths.config_path),
-        provider=args.provider,
+        provider=args.provider or _offline_provider(paths),
         store=str(paths.store_path),
         read_only=False,
         screenshot=args.demo_screenshot or getattr(args, "screenshot", None),
     )
     return argparse.Namespace(**options)
+
+
+def _offline_provider(paths: DemoPaths) -> str:
+    """The demo never calls a remote API on its own: memtui's local model when usable, else FTS-only."""
+    usable = installed_model_path(paths.state_dir) is not None and importlib.util.find_spec("llama_cpp") is not None
+    return "local" if usable else "none"
 
 
 def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -169,7 +170,9 @@ def _auto(
             skipped.append(f"{provider_id}: no API key")
     if make["profile"] == "memtui":
         installed = _installed_memtui_model(make["state_dir"])
-        if installed is not None:
+        if installed is not None and importlib.util.find_spec("llama_cpp") is None:
+            skipped.append("memtui model: installed, but llama-cpp-python is not")
+        elif installed is not None:
             provider = _create_local(settings, str(installed), memtui_model=True)
             return ProviderSelection(provider, "auto", source="memtui-model")
         skipped.append("memtui model: not installed (memtui model install)")
