@@ -191,12 +191,25 @@ class MemoryManager:
                     self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
                     self._prune_cache()
                     return report
-                report = self._full_reindex(indexer, reason, progress, should_stop)
+                if self.store.chunk_count() == 0:
+                    report = self._build_in_place(indexer, reason, progress, should_stop)
+                else:
+                    report = self._full_reindex(indexer, reason, progress, should_stop)
                 report.full_reason = why_full
                 return report
             except EmbeddingFailed as exc:
                 self._switch_to_fallback(str(exc))
                 force = True
+
+    def _build_in_place(self, indexer: Indexer, reason: str, progress: ProgressCallback,
+                        should_stop: Callable[[], bool] | None) -> SyncReport:
+        """First build of an empty index: written file by file into the live store, so an interrupted
+        build keeps its embedding cache; the meta row is written only when the build completed."""
+        report = indexer.sync(self.store, reason=reason, full=True, progress=progress, should_stop=should_stop)
+        if not (should_stop and should_stop()):
+            self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
+            self._prune_cache()
+        return report
 
     def _full_reindex(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                       should_stop: Callable[[], bool] | None) -> SyncReport:

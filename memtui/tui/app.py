@@ -306,7 +306,7 @@ class MemtuiApp(App[int]):
         gone = [c for c in (previous.results if previous is not None else []) if c.id in gone_ids(old_ids,
                                                                                                    response.results)]
         self.response = response
-        self.results.show(response.results, self.marks, gone)
+        self.results.show(response.results, self.marks, gone, keep_cursor=same_query)
         self._update_search_info(response)
         self._show_trace(self.results.highlighted_key())
 

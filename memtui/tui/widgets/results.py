@@ -52,9 +52,12 @@ class ResultsTable(DataTable[Text]):
     ]
 
     def on_mount(self) -> None:
-        """Set up the columns."""
+        """Set up the table."""
         self.cursor_type = "row"
         self.zebra_stripes = True
+        self._add_columns()
+
+    def _add_columns(self) -> None:
         self.add_column("#", key="rank")
         self.add_column("mv", key="move")
         self.add_column("score", key="score")
@@ -64,10 +67,12 @@ class ResultsTable(DataTable[Text]):
         self.add_column("path:lines", key="location")
         self.add_column("src", key="source")
 
-    def show(self, results: list[Candidate], marks: dict[str, str], gone: list[Candidate]) -> None:
-        """Replace the rows, keeping the cursor on the same chunk when it is still listed."""
-        keep = self.highlighted_key()
-        self.clear()
+    def show(self, results: list[Candidate], marks: dict[str, str], gone: list[Candidate], *,
+             keep_cursor: bool = False) -> None:
+        """Replace the rows (columns sized to them); `keep_cursor` stays on the same chunk when still listed."""
+        keep = self.highlighted_key() if keep_cursor else None
+        self.clear(columns=True)
+        self._add_columns()
         for candidate in results:
             self.add_row(
                 Text(str(candidate.rank or ""), justify="right"),
