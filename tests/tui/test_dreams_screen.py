@@ -1,0 +1,38 @@
+"""Pilot test of the dreams view: recorded recalls show as candidates and promote into MEMORY.md."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from textual.widgets import DataTable
+
+from memtui.dreaming import record_search_hits
+from memtui.manager import MemoryManager
+from memtui.tui.screens.dreams import DreamsScreen
+
+from conftest import NOW
+
+SIZE = (120, 36)
+
+
+async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_app) -> None:
+    workspace = manager.env.workspace_dir
+    line = "- Root cause: Redis maxmemory-policy reset to noeviction; fixed with allkeys-lru."
+    for offset, query in enumerate(("redis eviction", "noeviction fix", "checkout latency")):
+        record_search_hits(workspace, query, [("memory/2026-04-28.md", 4, 4, 0.9, line, "memory")],
+                           now=NOW - timedelta(hours=3 - offset))
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        app.browser.focus()
+        await pilot.press("d")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, DreamsScreen)
+        table = screen.query_one("#dreams-table", DataTable)
+        assert table.row_count == 1
+        assert str(table.get_cell_at((0, 1))) == "3"
+        assert str(table.get_cell_at((0, 3))) == "memory/2026-04-28.md:4-4"
+        await pilot.press("p")
+        await pilot.pause()
+    memory = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    assert "<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:4:4 -->" in memory
