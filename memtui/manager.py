@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fcntl
+import json
 import threading
 import time
 import uuid
@@ -27,9 +28,8 @@ from memtui.indexer import (
     model_name,
     swap_database,
 )
-from memtui.issues import FileIssue
 from memtui.search import Searcher, SearchOptions, SearchResponse
-from memtui.store import Store, remove_database_files
+from memtui.store import ISSUES_KEY, Store, remove_database_files
 from memtui.tools import error_payload, get_limits, memory_get, search_payload
 from memtui.workspace import list_memory_files, resolve_extra_path
 
@@ -70,7 +70,6 @@ class MemoryManager:
         self._write_lock = threading.Lock()
         self._listeners: list[Listener] = []
         self._listeners_lock = threading.Lock()
-        self.issues: list[FileIssue] = []
         self.last_sync: SyncReport | None = None
         self.store = self._open_store()
         self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
@@ -170,7 +169,7 @@ class MemoryManager:
             except Exception as exc:
                 self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
                 raise
-            self.issues = report.issues
+            self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
             self.last_sync = report
             self.dirty = False
             self.emit(IndexEvent("finished", reason=reason, report=report))
@@ -410,7 +409,7 @@ class MemoryManager:
                        "providerUnavailableReason": self.provider_reason if self.provider is None else None,
                        "driver": caps.driver},
             "meta": meta,
-            "issues": [i.to_json() for i in self.issues],
+            "issues": self.store.read_issues(),
         }
         if self.fallback:
             status["fallback"] = self.fallback

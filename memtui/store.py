@@ -23,6 +23,7 @@ META_KEY = "memory_index_meta_v1"
 # memtui's own addition to OpenClaw's schema: a Porter-stemmed, contentless FTS5 index over the same
 # chunks (rowid = chunks.rowid), used by the `memtui` ranking profile.
 STEMMED_FTS = "memtui_chunks_fts_porter"
+ISSUES_KEY = "memtui_sync_issues_v1"
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -231,11 +232,24 @@ class Store:
             return None
         return value if isinstance(value, dict) else None
 
-    def write_meta(self, value: str) -> None:
-        """Write the meta row (already serialized as OpenClaw would)."""
+    def write_meta(self, value: str, key: str = META_KEY) -> None:
+        """Write a meta row (the index meta is already serialized as OpenClaw would)."""
         self._check_writable()
         with self.lock, self.conn:
-            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (META_KEY, value))
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    def read_issues(self) -> list[dict[str, Any]]:
+        """File issues recorded by the last sync (memtui's own meta row)."""
+        with self.lock:
+            try:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (ISSUES_KEY,)).fetchone()
+            except DriverError:
+                return []
+        try:
+            value = json.loads(row[0]) if row else []
+        except ValueError:
+            return []
+        return value if isinstance(value, list) else []
 
     # -- files and chunks -------------------------------------------------------------------
 
