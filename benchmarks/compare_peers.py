@@ -254,19 +254,28 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[s
             log(f"scifact: memtui {profile}")
             per_system[f"memtui-{profile}"] = {"index_s": index_s, **scifact_scores(
                 memtui_searcher(manager, 0.0), todo, qrels, f"memtui-{profile}")}
+    failures: dict[str, str] = {}
     if peers.qmd:
         qmd = QmdRunner(peers, runs)
-        index_s = qmd.index(workspace)
+        try:
+            index_s = qmd.index(workspace)
+        except PeerError as exc:
+            failures["qmd"] = str(exc)
         for name, lex, queries in (("qmd", False, todo), ("qmd-lex", True, todo[:: args.lex_stride])):
+            if "qmd" in failures:
+                break
             qmd.lex = lex
             log(f"scifact: {name} on {len(queries)} queries")
             per_system[name] = {"index_s": index_s, **scifact_scores(qmd.search, queries, qrels, name)}
     if peers.openclaw:
         oc = OpenClawRunner(peers, runs)
         log("scifact: openclaw index")
-        index_s = oc.index(workspace, timeout=args.oc_index_cap)
-        log(f"scifact: openclaw on {len(subset)} queries")
-        per_system["openclaw"] = {"index_s": index_s, **scifact_scores(oc.search, subset, qrels, "openclaw")}
+        try:
+            index_s = oc.index(workspace, timeout=args.oc_index_cap)
+            log(f"scifact: openclaw on {len(subset)} queries")
+            per_system["openclaw"] = {"index_s": index_s, **scifact_scores(oc.search, subset, qrels, "openclaw")}
+        except PeerError as exc:
+            failures["openclaw"] = str(exc)
     all_ids = [q for q, _ in todo]
     sub_ids = [q for q, _ in subset]
     for name, result in per_system.items():
@@ -274,6 +283,7 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[s
         complete = len(per_query) == len(all_ids)
         out["systems"][name] = {**result, "all": summarize_scifact(per_query, all_ids) if complete else None,
                                 "subset": summarize_scifact(per_query, sub_ids)}
+    out["failures"] = failures
     out["load_after"] = load_avg()
     return out
 
@@ -308,6 +318,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
     index_s: dict[str, float] = {}
     times: dict[str, list[float]] = {}
     counter = 0
+    failures: dict[str, str] = {}
     load_before = load_avg()
     for sample in samples:
         conv = convert_conversation(sample)
@@ -327,17 +338,28 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
             manager.sync(force=True)
             index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started
             systems[f"memtui-{profile}"] = (memtui_searcher(manager, None), True, numbered)
-        if peers.qmd:
+        if peers.qmd and "qmd" not in failures:
             qmd = QmdRunner(peers, runs / conv.sample_id)
-            index_s["qmd"] = index_s.get("qmd", 0.0) + qmd.index(workspace)
+            try:
+                index_s["qmd"] = index_s.get("qmd", 0.0) + qmd.index(workspace)
+            except PeerError as exc:
+                failures["qmd"] = f"{conv.sample_id}: {exc}"
+                rows.pop("qmd", None)
+                rows.pop("qmd-lex", None)
+        if peers.qmd and "qmd" not in failures:
             qmd_lex = QmdRunner(peers, runs / conv.sample_id, lex=True)
             qmd_lex.workspace = qmd.workspace
             systems["qmd"] = (qmd.search, False, numbered)
             systems["qmd-lex"] = (qmd_lex.search, False, [(i, q) for i, q in numbered if i % args.lex_stride == 0])
-        if peers.openclaw:
-            oc = OpenClawRunner(peers, runs / conv.sample_id)
+        oc = OpenClawRunner(peers, runs / conv.sample_id) if peers.openclaw and "openclaw" not in failures else None
+        if oc is not None:
             log(f"locomo {conv.sample_id}: openclaw index")
-            index_s["openclaw"] = index_s.get("openclaw", 0.0) + oc.index(workspace, timeout=args.oc_index_cap)
+            try:
+                index_s["openclaw"] = index_s.get("openclaw", 0.0) + oc.index(workspace, timeout=args.oc_index_cap)
+            except PeerError as exc:
+                failures["openclaw"] = f"{conv.sample_id}: {exc}"
+                rows.pop("openclaw", None)
+        if oc is not None and "openclaw" not in failures:
             systems["openclaw"] = (oc.search, False, [(i, q) for i, q in numbered if i % args.oc_stride == 0])
         for name, (search, per_k, questions) in systems.items():
             log(f"locomo {conv.sample_id}: {name} on {len(questions)} questions")
@@ -368,6 +390,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
             "subset": summarize_locomo(subset),
         }
     out["subset_questions"] = len(range(0, counter, args.oc_stride))
+    out["failures"] = failures
     out["load_after"] = load_avg()
     return out
 
@@ -391,23 +414,23 @@ def bench_hybrid(scratch: Path, notes: int) -> dict[str, Any]:
         started = time.perf_counter()
         manager.sync(force=True)
         index_s = time.perf_counter() - started
-        embed_t, search_t, top1 = [], [], 0
+        embed_t, search_t, top1, modes = [], [], 0, set()
         for round_no in range(3):
             for query in queries:
                 t0 = time.perf_counter()
                 vector = manager.embed_query(query)
                 t1 = time.perf_counter()
-                hits = manager.search(query, max_results=K, query_vector=vector).results
+                response = manager.search(query, max_results=K, query_vector=vector)
                 t2 = time.perf_counter()
                 embed_t.append(t1 - t0)
                 search_t.append(t2 - t1)
+                modes.add(response.mode)
                 if round_no == 0:
                     expected = dict(needles).get(query)
-                    top1 += bool(expected and hits and hits[0].path == expected)
-                    mode = hits and manager.search(query, max_results=1, query_vector=vector).mode
+                    top1 += bool(expected and response.results and response.results[0].path == expected)
         return {"notes": notes, "chunks": manager.store.chunk_count(), "model": model.name, "index_s": index_s,
                 "embed": latency_stats(embed_t), "search": latency_stats(search_t), "top1": top1,
-                "needles": len(needles), "mode": mode or None, "load": load_avg()}
+                "needles": len(needles), "mode": "/".join(sorted(modes)), "load": load_avg()}
 
 
 # -- machine and report ------------------------------------------------------------------------------
@@ -508,7 +531,8 @@ def quality_tables(results: dict[str, Any]) -> list[str]:
                          f"{fmt(whole.get('zero_hit'))}{'/' + str(whole['queries']) if whole else ''} | "
                          f"{fmt(sub['ndcg@10'])} | {sub['zero_hit']}/{sub['queries']} | {fmt(cell['index_s'], 1)} | "
                          f"{fmt(cell.get('p50_ms'), 1)} | {fmt(cell.get('p95_ms'), 1)} |")
-        lines.append("")
+        lines += [f"* QMD's lex query ran on every {sci.get('lex_stride', 1)}th query; — = not run on all.",
+                  *(f"* {name} failed: {why}" for name, why in sci.get("failures", {}).items()), ""]
     loc = results.get("locomo")
     if loc:
         lines += ["### LoCoMo dev (5 conversations)", "",
@@ -527,7 +551,8 @@ def quality_tables(results: dict[str, Any]) -> list[str]:
                          f"{fmt(whole.get('chars@6'), 0)} | {fmt(whole.get('chars@10'), 0)} | "
                          f"{fmt(whole.get('zero_hit'))} | {fmt(sub['recall@6'])} | {fmt(sub['recall@10'])} | "
                          f"{fmt(sub['chars@10'], 0)} | {fmt(cell['index_s'], 1)} | {fmt(cell.get('p50_ms'), 1)} |")
-        lines.append("")
+        lines += [f"* QMD's lex query ran on every {loc.get('lex_stride', 1)}th question; — = not run on all.",
+                  *(f"* {name} failed: {why}" for name, why in loc.get("failures", {}).items()), ""]
     return lines
 
 

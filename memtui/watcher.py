@@ -119,7 +119,10 @@ class MemoryWatcher:
         return path.endswith(".jsonl") and not os.path.islink(path)
 
     def _on_session_change(self, path: str) -> None:
-        if self._tracker is None or not os.path.exists(path):
+        if self._tracker is None:
+            return
+        if not os.path.exists(path):
+            self._tracker.forget(Path(path))
             return
         result = self._tracker.observe(Path(path))
         if result.dirty:
@@ -149,6 +152,8 @@ class MemoryWatcher:
                                   recursive=target.is_dir())
             sessions_dir = self.manager.env.sessions_dir
             if self._tracker is not None and sessions_dir.is_dir():
+                for transcript in sessions_dir.glob("*.jsonl"):
+                    self._tracker.baseline(transcript, transcript.stat().st_size)
                 observer.schedule(_Handler(self._accept_session, self._on_session_change), str(sessions_dir),
                                   recursive=False)
             observer.daemon = True

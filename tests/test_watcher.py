@@ -141,3 +141,71 @@ def test_watch_off_means_no_observer(make_env: Callable[..., AgentEnv], tmp_path
     finally:
         watcher.stop()
         manager.close()
+
+
+def _message(index: int, text: str) -> str:
+    import json
+
+    return json.dumps({"type": "message", "id": f"m{index}", "parentId": None,
+                       "timestamp": "2026-11-29T10:00:00Z",
+                       "message": {"role": "user", "content": text, "timestamp": 1764410400000 + index}}) + "\n"
+
+
+@pytest.fixture
+def live_sessions(make_env: Callable[..., AgentEnv],
+                  tmp_path: Path) -> Iterator[tuple[MemoryManager, Recorder, Path]]:
+    config = tmp_path / "openclaw.json"
+    config.write_text('{agents: {defaults: {memorySearch: {sources: ["memory", "sessions"], '
+                      "experimental: {sessionMemory: true}}}}}", encoding="utf-8")
+    env = make_env(config=str(config))
+    env.sessions_dir.mkdir(parents=True)
+    transcript = env.sessions_dir / "s1.jsonl"
+    transcript.write_text('{"type":"session","version":3,"id":"s1","timestamp":"2026-11-29T10:00:00Z"}\n'
+                          + "".join(_message(i, f"opening chatter {i}") for i in range(60)), encoding="utf-8")
+    manager = MemoryManager(env)
+    manager.sync(reason="test")
+    recorder = Recorder(manager)
+    watcher = MemoryWatcher(manager, debounce_ms=300, session_debounce_s=0.3)
+    watcher.start()
+    recorder.wait_sync("session-start")
+    yield manager, recorder, transcript
+    watcher.stop()
+    manager.wait_idle(timeout=TIMEOUT)
+    manager.close()
+
+
+def _append(path: Path, text: str) -> None:
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write(text)
+
+
+def test_transcript_messages_threshold(live_sessions: tuple[MemoryManager, Recorder, Path]) -> None:
+    manager, recorder, transcript = live_sessions
+    _append(transcript, "".join(_message(100 + i, f"small talk about penguins {i}") for i in range(10)))
+    with pytest.raises(queue.Empty):
+        recorder.wait_for(lambda e: e.kind == "finished" and e.reason == "session-delta", timeout=2.0)
+    assert _search_paths(manager, "penguins") == []
+    _append(transcript, "".join(_message(200 + i, f"more about walruses {i}") for i in range(40)))
+    recorder.wait_sync("session-delta")
+    assert _search_paths(manager, "walruses")[0] == "sessions/s1.jsonl"
+    assert _search_paths(manager, "penguins")[0] == "sessions/s1.jsonl"
+
+
+def test_transcript_bytes_threshold(live_sessions: tuple[MemoryManager, Recorder, Path]) -> None:
+    manager, recorder, transcript = live_sessions
+    _append(transcript, _message(300, "a short note about capybaras"))
+    with pytest.raises(queue.Empty):
+        recorder.wait_for(lambda e: e.kind == "finished" and e.reason == "session-delta", timeout=2.0)
+    _append(transcript, _message(301, "narwhal " + "lorem ipsum dolor " * 6000))
+    recorder.wait_sync("session-delta")
+    assert _search_paths(manager, "capybaras")[0] == "sessions/s1.jsonl"
+
+
+def test_shrunk_transcript_is_reindexed(live_sessions: tuple[MemoryManager, Recorder, Path]) -> None:
+    manager, recorder, transcript = live_sessions
+    assert _search_paths(manager, "chatter")[0] == "sessions/s1.jsonl"
+    transcript.write_text("".join(_message(i, f"fresh start with axolotls {i}") for i in range(55)),
+                          encoding="utf-8")
+    recorder.wait_sync("session-delta")
+    assert _search_paths(manager, "axolotls")[0] == "sessions/s1.jsonl"
+    assert _search_paths(manager, "chatter") == []

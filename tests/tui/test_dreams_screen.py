@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 from textual.widgets import DataTable
 
@@ -10,9 +10,8 @@ from memtui.dreaming import record_search_hits
 from memtui.manager import MemoryManager
 from memtui.tui.screens.dreams import DreamsScreen
 
-from conftest import NOW
-
 SIZE = (120, 36)
+NOW = datetime(2026, 4, 29, 15, 0, tzinfo=UTC)
 
 
 async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_app) -> None:
