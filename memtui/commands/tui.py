@@ -6,6 +6,7 @@ import argparse
 from pathlib import Path
 
 from memtui.manager import MemoryManager
+from memtui.watcher import MemoryWatcher
 
 SCREENSHOT_SIZE = (120, 36)
 
@@ -24,6 +25,12 @@ def run_app(args: argparse.Namespace) -> int:
                         screenshot_path=Path(screenshot) if screenshot else None)
         if screenshot:
             app.run(headless=True, size=SCREENSHOT_SIZE)
-        else:
+            return app.return_code or 0
+        watcher = MemoryWatcher(manager)
+        watcher.start()
+        try:
             app.run()
+        finally:
+            watcher.stop()
+            manager.wait_idle(timeout=10)
     return app.return_code or 0
