@@ -268,28 +268,31 @@ class Searcher:
         assert self.provider is not None
         limit = response.candidate_limit
         model = self.provider.model
-        found: dict[str, Candidate] = {}
-        keyword_keys: set[str] = set()
+        keyword_hits: list[Candidate] = []
         keyword = response.keyword
         if fts_on and keyword is not None and keyword.match is not None:
             rows, used_like = self._keyword(keyword.match, limit, sources, model, keyword.terms)
-            for rank, (row, bm25) in enumerate(rows, start=1):
-                candidate = self._text_candidate(row, bm25, rank, used_like, "fts")
-                found[row.id] = candidate
-                keyword_keys.add(candidate.key)
+            keyword_hits = [self._text_candidate(row, bm25, rank, used_like, "fts")
+                            for rank, (row, bm25) in enumerate(rows, start=1)]
+        keyword_keys = {hit.key for hit in keyword_hits}
+        # Merged in OpenClaw's order (vector hits first, then keyword-only hits), so score ties
+        # keep the same order after the stable sort.
+        found: dict[str, Candidate] = {}
         vector = list(query_vector) if query_vector is not None else self.provider.embed_query(query)
         if not any(vector):
             response.vector_skipped = "query embedding is all zeros"
         else:
             for rank, (row, score) in enumerate(self._vector(vector, limit, model, sources), start=1):
-                candidate = found.get(row.id)
-                if candidate is None:
-                    candidate = Candidate(id=row.id, path=row.path, source=row.source, start_line=row.start_line,
-                                          end_line=row.end_line, text=row.text)
-                    found[row.id] = candidate
-                candidate.vector_score = score
-                candidate.vector_rank = rank
-                candidate.matched_by.append("vector")
+                found[row.id] = Candidate(id=row.id, path=row.path, source=row.source, start_line=row.start_line,
+                                          end_line=row.end_line, text=row.text, vector_score=score,
+                                          vector_rank=rank, matched_by=["vector"])
+        for hit in keyword_hits:
+            merged = found.get(hit.id)
+            if merged is None:
+                found[hit.id] = hit
+                continue
+            merged.text_score, merged.bm25, merged.text_rank = hit.text_score, hit.bm25, hit.text_rank
+            merged.matched_by = [*hit.matched_by, "vector"]
         weights = (response.vector_weight, response.text_weight)
         for candidate in found.values():
             if fts_on:
@@ -345,7 +348,9 @@ class Searcher:
                 candidate.age_days = age
                 candidate.decay = 1.0 if age is None else decay_multiplier(age, decay.half_life_days)
             candidate.score = candidate.base_score * candidate.decay
-        candidates.sort(key=lambda c: (-c.score, c.path, c.start_line))
+        # Stable sort on the score alone: ties keep their insertion order (the candidate lists' own
+        # order), as JavaScript's stable `Array.prototype.sort` does in OpenClaw.
+        candidates.sort(key=lambda c: -c.score)
         for position, candidate in enumerate(candidates, start=1):
             candidate.sorted_rank = position
         mmr = self.settings.query.hybrid.mmr

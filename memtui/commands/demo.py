@@ -11,10 +11,13 @@ from pathlib import Path
 from memtui.cli import agent_from_args
 from memtui.commands.output import ProgressLine, fixed3
 from memtui.demo import DemoPaths, install_demo, link_installed_model
-from memtui.embeddings.model_store import installed_model_path
+from memtui.embeddings.convert import MODEL_PACKAGE
+from memtui.embeddings.model_store import install_model, installed_model_path
+from memtui.errors import ProviderError
 from memtui.manager import MemoryManager
 from memtui.paths import resolve_state_dir
 
+FIRST_QUERY = "why did the gateway return 502s"
 EXAMPLE_QUERIES = (
     "OPS-1142",
     "HTTP 502 ECONNRESET keep-alive",
@@ -30,6 +33,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--dir", metavar="DIR", help="install the demo here (new or empty; default: a temp dir)")
     parser.add_argument("--screenshot", dest="demo_screenshot", metavar="FILE.svg",
                         help="render the app's first screen to an SVG and exit")
+    parser.add_argument("--query", default=FIRST_QUERY,
+                        help=f"the search the app opens with (default: {FIRST_QUERY!r}; '' for none)")
+    parser.add_argument("--no-model", action="store_true",
+                        help="keyword search only: do not convert memtui's local embedding model into the demo")
     parser.add_argument("--no-tui", action="store_true",
                         help="only install and index the demo, then print example searches")
     parser.set_defaults(func=run)
@@ -47,6 +54,8 @@ def demo_args(args: argparse.Namespace, paths: DemoPaths) -> argparse.Namespace:
         store=str(paths.store_path),
         read_only=False,
         screenshot=args.demo_screenshot or getattr(args, "screenshot", None),
+        query=args.query,
+        provider_note=None if args.provider else _provider_note(args, paths),
     )
     return argparse.Namespace(**options)
 
@@ -57,9 +66,30 @@ def _offline_provider(paths: DemoPaths) -> str:
     return "local" if usable else "none"
 
 
+def _provider_note(args: argparse.Namespace, paths: DemoPaths) -> str | None:
+    """Why the demo searches by keyword only (None when it has the local model)."""
+    if _offline_provider(paths) == "local":
+        return None
+    if args.no_model:
+        return "demo started with --no-model"
+    return "the demo runs offline and memtui's local model is not installed"
+
+
 def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:
     model = installed_model_path(resolve_state_dir(user_state_dir))
     return link_installed_model(model, paths) if model is not None else None
+
+
+def _convert_model(paths: DemoPaths) -> Path | None:
+    """Convert memtui's packaged model into the demo (about a second, offline) when every piece is installed."""
+    needed = ("llama_cpp", "gguf", "safetensors", MODEL_PACKAGE)
+    if any(importlib.util.find_spec(name) is None for name in needed):
+        return None
+    try:
+        return install_model(paths.state_dir)
+    except ProviderError as exc:
+        print(f"  model:     not converted ({exc}); keyword search only", file=sys.stderr)
+        return None
 
 
 def _telling_line(snippet: str, query: str) -> str:
@@ -98,9 +128,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"  workspace: {paths.workspace_dir}")
     print(f"  config:    {paths.config_path}")
     print(f"  sessions:  {paths.sessions_dir}")
-    linked = _share_model(args.state_dir, paths)
-    if linked is not None:
-        print(f"  model:     {linked} (your installed memtui model)")
+    if not args.no_model:
+        linked = _share_model(args.state_dir, paths)
+        if linked is not None:
+            print(f"  model:     {linked} (your installed memtui model)")
+        elif (converted := _convert_model(paths)) is not None:
+            print(f"  model:     {converted} (converted from the installed all-MiniLM-L6-v2 package)")
     options = demo_args(args, paths)
     if args.no_tui:
         return _index_and_show(options)

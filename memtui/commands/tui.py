@@ -22,7 +22,8 @@ def run_app(args: argparse.Namespace) -> int:
     screenshot = getattr(args, "screenshot", None)
     with MemoryManager(env) as manager:
         app = MemtuiApp(manager, keymap=keymap, initial_query=getattr(args, "query", None) or "",
-                        screenshot_path=Path(screenshot) if screenshot else None)
+                        screenshot_path=Path(screenshot) if screenshot else None,
+                        provider_note=getattr(args, "provider_note", None))
         if screenshot:
             app.run(headless=True, size=SCREENSHOT_SIZE)
             return app.return_code or 0

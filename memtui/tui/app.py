@@ -62,7 +62,8 @@ class MemtuiApp(App[int]):
 
     def __init__(self, manager: MemoryManager, *, now: datetime | None = None, keymap: dict[str, str] | None = None,
                  debounce: float = 0.2, system_clipboard: bool = True, initial_query: str = "",
-                 auto_index: bool = True, screenshot_path: Path | None = None) -> None:
+                 auto_index: bool = True, screenshot_path: Path | None = None,
+                 provider_note: str | None = None) -> None:
         super().__init__()
         self.manager = manager
         self.fixed_now = now
@@ -72,6 +73,7 @@ class MemtuiApp(App[int]):
         self.initial_query = initial_query
         self.auto_index = auto_index
         self.screenshot_path = screenshot_path
+        self.provider_note = provider_note
         self.configured_tuning = Tuning.from_settings(manager.settings, manager.env.profile)
         self.tuning = self.configured_tuning
         self.response: SearchResponse | None = None
@@ -82,6 +84,9 @@ class MemtuiApp(App[int]):
         self._search_timer: Timer | None = None
         self._vectors: dict[str, list[float] | None] = {}
         self._unsubscribe = None
+        self._present_first_hit = bool(initial_query.strip())
+        self._searched_while_indexing = False
+        self._quiet_sync = False
 
     # -- time ---------------------------------------------------------------------------------
 
@@ -139,16 +144,18 @@ class MemtuiApp(App[int]):
         """Apply the keymap, fill the browser and status, start indexing when needed."""
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
+        self.query_one("#search-row", Horizontal).border_title = "Search"
         self.query_one("#tuning", TuningPanel).display = False
         self.refresh_browser()
         self.refresh_status()
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
         needs_index = self.manager.dirty or self.manager.store.read_meta() is None
         if self.auto_index and needs_index and not self.manager.env.read_only:
+            self._quiet_sync = True
             self.run_sync(force=False)
+        self.query_input.focus()
         if self.initial_query:
             self.query_input.value = self.initial_query
-        self.query_input.focus()
         if self.screenshot_path is not None:
             self.set_interval(0.1, self._screenshot_when_idle)
 
@@ -166,7 +173,7 @@ class MemtuiApp(App[int]):
         """Redraw the status bar from `MemoryManager.status()`."""
         status = self.manager.status()
         status["profile"] = self.tuning.profile
-        self.query_one("#status-bar", IndexStatusBar).show_status(status)
+        self.query_one("#status-bar", IndexStatusBar).show_status(status, self.provider_note)
 
     # -- engine events ------------------------------------------------------------------------
 
@@ -212,11 +219,14 @@ class MemtuiApp(App[int]):
         self.refresh_status()
         self.refresh_browser()
         report = message.report
-        if report.files_changed or report.files_deleted:
+        if (report.files_changed or report.files_deleted) and not self._quiet_sync:
             self.notify(f"Indexed {report.files_changed} changed file(s), {report.chunks_written} chunk(s)",
                         title="Index")
+        self._quiet_sync = False
         if self.query_input.value.strip():
-            self.schedule_search(retune=True, delay=0)
+            # Results shown while the index was being built are provisional: no movement marks against them.
+            self.schedule_search(retune=not self._searched_while_indexing, delay=0)
+        self._searched_while_indexing = False
 
     @on(IndexFailed)
     def _index_failed(self, message: IndexFailed) -> None:
@@ -271,6 +281,9 @@ class MemtuiApp(App[int]):
             self.query_one("#trace", TracePanel).show(None, None)
             self.query_one("#search-info", Static).update("")
             return
+        if self.indexing and self._present_first_hit:
+            return  # the opening query runs once the first index is built
+        self._searched_while_indexing = self._searched_while_indexing or self.indexing
         self._search_worker(query, generation, retune, self.tuning)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="Searching")
@@ -306,9 +319,22 @@ class MemtuiApp(App[int]):
         gone = [c for c in (previous.results if previous is not None else []) if c.id in gone_ids(old_ids,
                                                                                                    response.results)]
         self.response = response
-        self.results.show(response.results, self.marks, gone, keep_cursor=same_query)
+        self.results.show(response.results, self.marks, gone, keep_cursor=same_query and message.retune)
         self._update_search_info(response)
         self._show_trace(self.results.highlighted_key())
+        if self._present_first_hit and response.results:
+            self._present_first_hit = False
+            self._present(response.results[0])
+
+    def _present(self, hit: Candidate) -> None:
+        """Opening with a query: focus the results (first hit highlighted, its trace shown) and load the hit's
+        file at its lines in the File tab."""
+        self.results.focus()
+        self.results.move_cursor(row=0, animate=False)
+        try:
+            self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
+        except OSError:
+            return
 
     @on(SearchFailed)
     def _search_failed(self, message: SearchFailed) -> None:

@@ -1,4 +1,4 @@
-"""The results table: rank, movement, final / vector / text scores with bars, raw bm25, source, location."""
+"""The results table: rank, movement, final / vector / text scores with bars, raw bm25, path:lines."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
+from textual.widgets.data_table import ColumnKey
 
 from memtui.search import Candidate
 
@@ -25,7 +26,7 @@ def bar(value: float | None, width: int) -> str:
 
 def _score_cell(value: float | None, width: int, style: str) -> Text:
     if value is None:
-        return Text("  –".ljust(6 + width), style="dim")
+        return Text("    –", style="dim")
     cell = Text(f"{value:.3f} ")
     cell.append(bar(value, width), style=style)
     return cell
@@ -41,6 +42,23 @@ def _mark_cell(mark: str) -> Text:
     return Text(mark, style="dim")
 
 
+def fit(location: str, width: int) -> str:
+    """`path:lines` shortened to `width` cells by eliding the middle of the file name (the lines stay)."""
+    if len(location) <= width:
+        return location
+    path, _, lines = location.rpartition(":")
+    keep = width - len(lines) - 2
+    if keep < 4:
+        return location[: max(1, width - 1)] + "…"
+    return f"{path[:keep]}…:{lines}"
+
+
+# (key, label, width) of every column but the location, which takes the rest of the table's width.
+COLUMNS = (("rank", "#", 2), ("move", "mv", 4), ("score", "score", 11), ("vector", "vector", 9),
+           ("text", "text", 9), ("bm25", "bm25", 6))
+MIN_LOCATION = 24
+
+
 class ResultsTable(DataTable[Text]):
     """Search hits, one row per chunk, keyed by chunk id (gone rows keyed `gone:<id>`)."""
 
@@ -52,46 +70,52 @@ class ResultsTable(DataTable[Text]):
     ]
 
     def on_mount(self) -> None:
-        """Set up the table."""
+        """Set up the table: fixed columns, the location column sized to the table."""
         self.cursor_type = "row"
         self.zebra_stripes = True
-        self._add_columns()
+        for key, label, width in COLUMNS:
+            self.add_column(label, key=key, width=width)
+        self.add_column("path:lines", key="location", width=self.location_width())
 
-    def _add_columns(self) -> None:
-        self.add_column("#", key="rank")
-        self.add_column("mv", key="move")
-        self.add_column("score", key="score")
-        self.add_column("vector", key="vector")
-        self.add_column("text", key="text")
-        self.add_column("bm25", key="bm25")
-        self.add_column("path:lines", key="location")
-        self.add_column("src", key="source")
+    def location_width(self) -> int:
+        """Cells left for `path:lines` (every column has one cell of padding on each side)."""
+        used = sum(width + 2 * self.cell_padding for _, _, width in COLUMNS) + 2 * self.cell_padding + 2
+        return max(MIN_LOCATION, self.scrollable_content_region.width - used)
+
+    def on_resize(self) -> None:
+        """Keep the location column as wide as the table allows."""
+        column = self.columns.get(ColumnKey("location"))
+        if column is not None and column.width != self.location_width():
+            column.width = self.location_width()
+            self._require_update_dimensions = True
+            self.refresh()
 
     def show(self, results: list[Candidate], marks: dict[str, str], gone: list[Candidate], *,
              keep_cursor: bool = False) -> None:
-        """Replace the rows (columns sized to them); `keep_cursor` stays on the same chunk when still listed."""
+        """Replace the rows in one batch; `keep_cursor` stays on the same chunk when it is still listed."""
         keep = self.highlighted_key() if keep_cursor else None
-        self.clear(columns=True)
-        self._add_columns()
+        width = self.location_width()
+        rows: list[tuple[list[Text], str]] = []
         for candidate in results:
-            self.add_row(
+            rows.append(([
                 Text(str(candidate.rank or ""), justify="right"),
                 _mark_cell(marks.get(candidate.id, "")),
-                _score_cell(candidate.score, 6, "bold cyan"),
-                _score_cell(candidate.vector_score, 4, "magenta"),
-                _score_cell(candidate.text_score, 4, "yellow"),
+                _score_cell(candidate.score, 5, "bold cyan"),
+                _score_cell(candidate.vector_score, 3, "magenta"),
+                _score_cell(candidate.text_score, 3, "yellow"),
                 Text("–" if candidate.bm25 is None else f"{candidate.bm25:.2f}", justify="right"),
-                Text(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}"),
-                Text(candidate.source),
-                key=candidate.id,
-            )
+                Text(fit(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", width)),
+            ], candidate.id))
         for candidate in gone:
-            self.add_row(Text(""), _mark_cell("gone"), Text("", style="dim"), Text(""), Text(""), Text(""),
-                         Text(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", style="dim strike"),
-                         Text(candidate.source, style="dim"),
-                         key=f"gone:{candidate.id}")
-        if keep is not None and keep in self.rows:
-            self.move_cursor(row=self.get_row_index(keep))
+            rows.append(([Text(""), _mark_cell("gone"), Text(""), Text(""), Text(""), Text(""),
+                          Text(fit(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", width),
+                               style="dim strike")], f"gone:{candidate.id}"))
+        with self.app.batch_update():
+            self.clear()
+            for cells, key in rows:
+                self.add_row(*cells, key=key)
+            if keep is not None and keep in self.rows:
+                self.move_cursor(row=self.get_row_index(keep), animate=False)
 
     def highlighted_key(self) -> str | None:
         """The chunk id (or `gone:<id>`) under the cursor."""

@@ -11,20 +11,31 @@ from textual.widgets import ProgressBar, Static
 
 from memtui.indexer import Progress
 
+MODEL_HINT = "memtui model install"
 
-def status_text(status: dict[str, Any]) -> Text:
-    """One line summarising `MemoryManager.status()`."""
+
+def fts_only_reason(status: dict[str, Any], note: str | None = None) -> str:
+    """Why search is keyword-only: `note` when the caller knows better, else the engine's reason."""
+    reason = note or status["custom"].get("providerUnavailableReason") or "no embedding provider"
+    return reason.split(" (", 1)[0] if reason.startswith("no embedding provider available") else reason
+
+
+def status_text(status: dict[str, Any], note: str | None = None) -> Text:
+    """One line summarising `MemoryManager.status()`: provider and model (or why search is keyword-only),
+    profile, counts, FTS / vector availability, dirty, fallback."""
     text = Text()
-    text.append(f" {status['provider']}", style="bold")
-    text.append(f" · {status['model']} · {status['profile']}")
-    text.append(f" · {status['files']} files · {status['chunks']} chunks")
+    fts_only = status["custom"]["searchMode"] == "fts-only"
+    if fts_only:
+        text.append(" keyword-only", style="bold yellow")
+    else:
+        text.append(f" {status['provider']}", style="bold")
+        text.append(f" · {status['model']}")
+    text.append(f" · profile {status['profile']} · {status['files']} files · {status['chunks']} chunks")
     fts, vector = status["fts"], status["vector"]
     text.append(" · FTS ")
     text.append("✓" if fts["available"] else "✗", style="green" if fts["available"] else "red")
-    text.append(" · vec ")
-    if status["custom"]["searchMode"] == "fts-only":
-        text.append("off", style="yellow")
-    else:
+    if not fts_only:
+        text.append(" · vec ")
         text.append("✓" if vector["available"] else "✗ (cosine in Python)",
                     style="green" if vector["available"] else "yellow")
     text.append(" · ")
@@ -33,6 +44,10 @@ def status_text(status: dict[str, Any]) -> Text:
         text.append(f" · fallback from {status['fallback']['from']}", style="yellow")
     if status["readOnly"]:
         text.append(" · read-only", style="yellow")
+    if fts_only:
+        text.append(f" · {fts_only_reason(status, note)}", style="yellow")
+        text.append(" → ")
+        text.append(MODEL_HINT, style="bold")
     return text
 
 
@@ -44,9 +59,9 @@ class IndexStatusBar(Horizontal):
         yield Static("", id="status-summary")
         yield ProgressBar(total=None, show_eta=False, id="index-progress")
 
-    def show_status(self, status: dict[str, Any]) -> None:
-        """Update the summary."""
-        self.query_one("#status-summary", Static).update(status_text(status))
+    def show_status(self, status: dict[str, Any], note: str | None = None) -> None:
+        """Update the summary (`note`: why there is no embedding provider, when the caller knows)."""
+        self.query_one("#status-summary", Static).update(status_text(status, note))
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""

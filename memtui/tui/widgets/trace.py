@@ -47,6 +47,7 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     elif hit.stage == "below-min-score":
         threshold += f" · {hit.score:.3f} is below it"
     rows.append(("threshold", threshold))
+    rows.append(("source", hit.source))
     rows.append(("citation", format_citation(hit.path, hit.start_line, hit.end_line)))
     return rows
 
