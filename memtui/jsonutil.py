@@ -5,31 +5,40 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+from decimal import Decimal
 from typing import Any
 
 
 def js_number(value: float) -> str:
-    """Format a number the way JavaScript's `String(number)` / `JSON.stringify` does."""
+    """Format a number the way JavaScript's `Number.prototype.toString` (and `JSON.stringify`) does."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):
         return str(value)
     if not math.isfinite(value):
         return "null"
-    if value == int(value) and abs(value) < 1e21:
-        return str(int(value))
-    text = repr(value)
-    if "e" in text:
-        mantissa, exp = text.split("e")
-        exp_int = int(exp)
-        if -7 < exp_int < 21:
-            return format(value, "f").rstrip("0").rstrip(".") if exp_int < 0 else text
-        return f"{mantissa}e{'+' if exp_int > 0 else '-'}{abs(exp_int)}"
-    return text
+    if value == 0:
+        return "0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
+    digits = "".join(map(str, digit_tuple))
+    k = len(digits)
+    n = k + int(exponent)
+    prefix = "-" if sign else ""
+    if k <= n <= 21:
+        return prefix + digits + "0" * (n - k)
+    if 0 < n <= 21:
+        return f"{prefix}{digits[:n]}.{digits[n:]}"
+    if -6 < n <= 0:
+        return f"{prefix}0.{'0' * -n}{digits}"
+    power = n - 1
+    mark = "+" if power > 0 else "-"
+    mantissa = digits if k == 1 else f"{digits[0]}.{digits[1:]}"
+    return f"{prefix}{mantissa}e{mark}{abs(power)}"
 
 
-def js_stringify(value: Any) -> str:
-    """Serialize like `JSON.stringify(value)`: insertion key order, no whitespace."""
+def js_stringify(value: Any, indent: int | None = None, *, drop_none: bool = True, _level: int = 0) -> str:
+    """Serialize like `JSON.stringify(value, null, indent)`: insertion key order, JS number format;
+    with `drop_none`, None values inside objects are dropped (JavaScript's `undefined`), else null."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -39,13 +48,24 @@ def js_stringify(value: Any) -> str:
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)
     if isinstance(value, dict):
-        parts = [
-            f"{json.dumps(str(k), ensure_ascii=False)}:{js_stringify(v)}" for k, v in value.items() if v is not None
-        ]
-        return "{" + ",".join(parts) + "}"
+        items = [(k, v) for k, v in value.items() if v is not None or not drop_none]
+        parts = [f"{json.dumps(str(k), ensure_ascii=False)}:{' ' if indent else ''}"
+                 f"{js_stringify(v, indent, drop_none=drop_none, _level=_level + 1)}" for k, v in items]
+        return _wrap("{", "}", parts, indent, _level)
     if isinstance(value, (list, tuple)):
-        return "[" + ",".join("null" if v is None else js_stringify(v) for v in value) + "]"
+        parts = ["null" if v is None else js_stringify(v, indent, drop_none=drop_none, _level=_level + 1)
+                 for v in value]
+        return _wrap("[", "]", parts, indent, _level)
     raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+def _wrap(open_: str, close: str, parts: list[str], indent: int | None, level: int) -> str:
+    if not parts:
+        return open_ + close
+    if not indent:
+        return open_ + ",".join(parts) + close
+    inner = "\n" + " " * (indent * (level + 1))
+    return open_ + inner + ("," + inner).join(parts) + "\n" + " " * (indent * level) + close
 
 
 def sha256_hex(text: str) -> str:

@@ -2,17 +2,17 @@
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from typing import Any, TextIO
 
 from memtui.indexer import Progress
+from memtui.jsonutil import js_stringify
 
 
 def print_json(data: Any) -> None:
-    """Pretty JSON on stdout."""
-    print(json.dumps(data, indent=2, ensure_ascii=False))
+    """Pretty JSON on stdout, numbers formatted as JavaScript's JSON.stringify does (like OpenClaw's CLI)."""
+    print(js_stringify(data, indent=2, drop_none=False))
 
 
 def fixed3(value: float) -> str:
