@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--explain", action="store_true", help="show each hit's score trace and the FTS query")
     parser.add_argument("--session-key", metavar="KEY", help="session key deciding citations in auto mode")
     parser.add_argument("--no-sync", action="store_true", help="search the index as it is, without syncing first")
+    parser.add_argument("--why", metavar="PATH:LINE", help="explain where the chunk at PATH:LINE ranks for this "
+                        "query, or which stage dropped it")
     parser.set_defaults(func=run)
 
 
@@ -64,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     with MemoryManager(env) as manager:
         if not args.no_sync:
             manager.ensure_indexed()
+        if args.why:
+            return _why(manager, query, args)
         if args.json:
             print_json(manager.memory_search(query, max_results=args.max_results, min_score=args.min_score,
                                              session_key=args.session_key, explain=args.explain,
@@ -118,4 +122,21 @@ def _run_qmd(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
         print(f"{fixed3(hit['score'])} {hit['path']}:{hit['startLine']}-{hit['endLine']}")
         print(hit["snippet"])
         print()
+    return 0
+
+
+def _why(manager: MemoryManager, query: str, args: argparse.Namespace) -> int:
+    """`--why PATH:LINE`: the fate of one chunk for this query."""
+    from memtui.why_not import chunk_at, explain_chunk, parse_location
+
+    path, line = parse_location(args.why)
+    row = chunk_at(manager, path, line)
+    response = manager.search(query, max_results=args.max_results, min_score=args.min_score, profile=args.profile)
+    why = explain_chunk(manager, response, row.id)
+    if args.json:
+        print_json(why.to_json())
+        return 0
+    print(f"{why.path}:{why.start_line}-{why.end_line} — {why.headline}")
+    for reason in why.reasons:
+        print(f"  • {reason}")
     return 0
