@@ -11,6 +11,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from memtui import __version__
+from memtui.jsonutil import js_stringify
 
 CORPORA = ("memory", "wiki", "all", "sessions")
 
@@ -122,7 +123,7 @@ def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
 
 def render(payload: dict[str, Any]) -> str:
     """The tool JSON as text, formatted like the CLI's `--json`."""
-    return json.dumps(payload, indent=2, ensure_ascii=False)
+    return js_stringify(payload, indent=2, drop_none=False)
 
 
 def build_server(manager: MemoryTools, session_key: str | None = None) -> Server:
