@@ -2,14 +2,17 @@
 
     python benchmarks/bench_tui.py [--chunks 10000]
 
-Keyword search (FTS-only). The repaint time runs from the keystroke reaching the query box to the results
-table holding the new rows; it excludes the typing debounce (1 ms here; 200 ms by default).
+Keyword search (FTS-only). The repaint time runs from the keystroke reaching the query box until the results
+table and the trace pane hold the new hit and the app has processed every pending message (layout and the
+screen update included); it excludes the typing debounce (1 ms here; 200 ms by default). The machine's load
+average is printed with the numbers.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import statistics
 import tempfile
@@ -27,6 +30,8 @@ WORDS = ("postgres", "redis", "kafka", "deploy", "rollback", "incident", "latenc
          "cache", "eviction", "policy", "tenant", "customer", "contract", "renewal", "roadmap",
          "quarter", "metric", "dashboard")
 CHUNKS_PER_FILE = 20
+QUERIES = ("redis", "postgres rollback", "invoice", "ID-4242", "eviction policy", "kafka", "tenant budget",
+           "schema migration timeout", "cache", "oncall pager alert", "vector search", "roadmap quarter")
 
 
 def build(root: Path, chunks: int) -> tuple[Path, Path]:
@@ -47,15 +52,16 @@ def build(root: Path, chunks: int) -> tuple[Path, Path]:
     return root / "state", workspace
 
 
-async def measure(manager: MemoryManager) -> tuple[float, list[float]]:
-    """(first paint seconds, keystroke→repaint seconds per query)."""
+async def measure(manager: MemoryManager) -> tuple[float, list[float], list[float]]:
+    """(first paint seconds, keystroke→repaint seconds, keystroke→rows-in-table seconds per query)."""
     started = time.perf_counter()
     app = MemtuiApp(manager, debounce=0.001, system_clipboard=False, auto_index=False)
     repaint: list[float] = []
+    handler: list[float] = []
     async with app.run_test(size=(120, 36)) as pilot:
         await pilot.pause()
         first_paint = time.perf_counter() - started
-        for query in ("redis", "postgres rollback", "invoice", "ID-4242", "eviction policy", "kafka"):
+        for query in QUERIES:
             app.query_input.value = query[:-1]
             await pilot.pause(0.05)
             await app.workers.wait_for_complete()
@@ -64,9 +70,12 @@ async def measure(manager: MemoryManager) -> tuple[float, list[float]]:
             app.query_input.insert_text_at_cursor(query[-1])
             while app.searches_run == before:
                 await asyncio.sleep(0.001)
-            await asyncio.sleep(0)
+            handled = time.perf_counter() - t0
+            await pilot._wait_for_screen()  # every widget has handled its pending messages (layout, refresh)
+            app.screen._on_timer_update()  # the screen update Textual would run on its next frame
             repaint.append(time.perf_counter() - t0)
-    return first_paint, repaint
+            handler.append(handled)
+    return first_paint, repaint, handler
 
 
 def main() -> int:
@@ -82,8 +91,18 @@ def main() -> int:
             manager.sync(reason="bench")
             chunks = manager.store.chunk_count()
             print(f"indexed {chunks} chunks in {time.perf_counter() - t0:.1f} s")
-            first_paint, repaint = asyncio.run(measure(manager))
+            engine = []
+            for query in QUERIES:
+                t1 = time.perf_counter()
+                manager.search(query)
+                engine.append(time.perf_counter() - t1)
+            first_paint, repaint, handler = asyncio.run(measure(manager))
+    print(f"load average {' / '.join(f'{x:.1f}' for x in os.getloadavg())} on {os.cpu_count()} CPUs")
     print(f"first paint: {first_paint * 1000:.0f} ms (goal ≤ 1000 ms)")
+    print(f"engine search alone (no app): median {statistics.median(engine) * 1000:.0f} ms, "
+          f"max {max(engine) * 1000:.0f} ms")
+    print(f"keystroke → rows in the table: median {statistics.median(handler) * 1000:.0f} ms, "
+          f"max {max(handler) * 1000:.0f} ms")
     print(f"keystroke → results repaint: median {statistics.median(repaint) * 1000:.0f} ms, "
           f"max {max(repaint) * 1000:.0f} ms over {len(repaint)} queries (goal ≤ 100 ms)")
     return 0

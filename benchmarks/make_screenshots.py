@@ -1,8 +1,12 @@
-"""Render every memtui screen to SVG and PNG under screenshots/ (120×36, DejaVu Sans Mono).
+"""Render every memtui screen from the bundled demo, searched with the real local model, to SVG and PNG.
 
-    python benchmarks/make_screenshots.py [--state-dir DIR --workspace DIR] [--out screenshots]
+    python benchmarks/make_screenshots.py [--out screenshots] [--only main tuning ...]
 
-Without a workspace it builds the test fixture workspace in a temporary folder.
+The demo is installed into a temporary folder with a frozen "today", memtui's local embedding model
+(all-MiniLM-L6-v2, converted from the installed package) goes into the demo's state dir, and the demo is indexed
+with the local provider. A few `memory_search` calls (what the agent's tool does) give the dreams view its
+short-term recalls. Each screen is driven in a fresh app at 120×36; the SVG's font family is rewritten to DejaVu
+Sans Mono before cairosvg converts it, so columns line up.
 """
 
 from __future__ import annotations
@@ -10,27 +14,29 @@ from __future__ import annotations
 import argparse
 import asyncio
 import re
-import sys
 import tempfile
 from collections.abc import Awaitable, Callable
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
 
 import cairosvg
 from textual.widgets import Input
 
+from memtui.agent import resolve_agent
+from memtui.demo import install_demo
+from memtui.embeddings.model_store import install_model
+from memtui.manager import MemoryManager
+from memtui.tui.app import MemtuiApp
+
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
-
-from hashed_provider import HashedProvider  # noqa: E402
-
-from memtui.agent import resolve_agent  # noqa: E402
-from memtui.manager import MemoryManager  # noqa: E402
-from memtui.tui.app import MemtuiApp  # noqa: E402
-
 SIZE = (120, 36)
-NOW = datetime(2026, 4, 29, 15, 0, tzinfo=UTC)
+TODAY = date(2026, 11, 30)
+NOW = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
+QUERY = "why did the gateway return 502s"
+TUNING_QUERY = "pgbouncer pool size"
+# What an agent would have asked during the last weeks: these feed the short-term recall store.
+RECALL_QUERIES = ("pgbouncer pool size", "gateway 502 keep-alive", "redis eviction policy", "OPS-1142",
+                  "ledger cutover plan", "pgbouncer reserve pool", "keep-alive timeout nginx")
 FONT = re.compile(r"font-family:\s*[^;\"]*")
 
 
@@ -41,109 +47,137 @@ def svg_to_png(svg: str, png_path: Path, width: int = 1600) -> None:
 
 
 async def settle(app: MemtuiApp, pilot, delay: float = 0.3) -> None:
-    """Wait for the debounce and the workers."""
+    """Wait for the debounce, the workers, and a repaint."""
     await pilot.pause(delay)
     await app.workers.wait_for_complete()
-    await pilot.pause(0.1)
-
-
-async def search(app: MemtuiApp, pilot, query: str) -> None:
-    """Type a query and jump to the results."""
-    await pilot.press(*query, "enter")
-    await settle(app, pilot)
-
-
-async def main_screen(app, pilot) -> None:
-    await search(app, pilot, "redis eviction")
-
-
-async def file_view(app, pilot) -> None:
-    await search(app, pilot, "redis eviction")
-    await pilot.press("enter")
     await pilot.pause(0.2)
 
 
-async def tuning(app, pilot) -> None:
-    await search(app, pilot, "postgres analytics service")
+async def main_screen(app: MemtuiApp, pilot) -> None:
+    """The opening query, its first hit highlighted with the trace (what `memtui demo` shows first)."""
+
+
+async def file_view(app: MemtuiApp, pilot) -> None:
+    await pilot.press("j", "enter")
+    await pilot.pause(0.3)
+
+
+async def tuning(app: MemtuiApp, pilot) -> None:
+    app.query_input.value = TUNING_QUERY
+    await settle(app, pilot)
+    app.results.focus()
     await pilot.press("t")
     app.query_one("#tune-vector", Input).value = "0.2"
     app.query_one("#tune-text", Input).value = "0.8"
     await settle(app, pilot)
     app.results.focus()
-    await pilot.pause(0.1)
-
-
-async def why_not(app, pilot) -> None:
-    await search(app, pilot, "redis eviction")
-    await pilot.press("W", *"MEMORY.md:5", "enter")
     await pilot.pause(0.2)
 
 
-async def sessions(app, pilot) -> None:
-    app.browser.focus()
-    await pilot.press("s")
+async def why_not(app: MemtuiApp, pilot) -> None:
+    await pilot.press("W", *"memory/2026-11-09.md:5", "enter")
     await pilot.pause(0.3)
 
 
-async def bootstrap(app, pilot) -> None:
+async def sessions(app: MemtuiApp, pilot) -> None:
+    await pilot.press("s")
+    await pilot.pause(0.4)
+
+
+async def _sessions_tab(app: MemtuiApp, pilot, tab: str) -> None:
     await sessions(app, pilot)
-    app.screen.query_one("#sessions-tabs").active = "tab-bootstrap"
-    await pilot.pause(0.2)
+    app.screen.query_one("#sessions-tabs").active = tab
+    await pilot.pause(0.3)
 
 
-async def editor(app, pilot) -> None:
-    app.browser.focus()
+async def bootstrap(app: MemtuiApp, pilot) -> None:
+    await _sessions_tab(app, pilot, "tab-bootstrap")
+    table = app.screen.query_one("#bootstrap-table")
+    table.focus()
+    table.move_cursor(row=table.get_row_index("MEMORY.md"))
+    await pilot.pause(0.3)
+
+
+async def startup(app: MemtuiApp, pilot) -> None:
+    await _sessions_tab(app, pilot, "tab-startup")
+
+
+async def editor(app: MemtuiApp, pilot) -> None:
     app.open_file("MEMORY.md", app.manager.env.workspace_dir / "MEMORY.md")
     await pilot.press("e")
-    await pilot.pause(0.2)
-
-
-async def help_screen(app, pilot) -> None:
-    app.browser.focus()
-    await pilot.press("f1")
     await pilot.pause(0.3)
+
+
+async def help_screen(app: MemtuiApp, pilot) -> None:
+    await pilot.press("f1")
+    await pilot.pause(0.4)
+
+
+async def dreams(app: MemtuiApp, pilot) -> None:
+    await pilot.press("d")
+    await pilot.pause(0.4)
+
+
+async def status(app: MemtuiApp, pilot) -> None:
+    await pilot.press("i")
+    await pilot.pause(0.3)
+
+
+async def palette(app: MemtuiApp, pilot) -> None:
+    await pilot.press("ctrl+p")
+    await pilot.pause(0.3)
+    await pilot.press(*"why")
+    await pilot.pause(0.5)
 
 
 SCREENS: dict[str, Callable[..., Awaitable[None]]] = {
     "main": main_screen, "file": file_view, "tuning": tuning, "why-not": why_not, "sessions": sessions,
-    "bootstrap": bootstrap, "editor": editor, "help": help_screen,
+    "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "dreams": dreams,
+    "status": status, "palette": palette,
 }
 
 
-async def render(name: str, state: Path, workspace: Path, out: Path) -> None:
-    """Drive a fresh app into one screen and save it."""
-    env = resolve_agent(state_dir=str(state), workspace=str(workspace), env={})
-    with MemoryManager(env, provider=HashedProvider()) as manager:
-        manager.sync(reason="screenshots")
-        app = MemtuiApp(manager, now=NOW, system_clipboard=False, debounce=0.05)
-        async with app.run_test(size=SIZE) as pilot:
-            await settle(app, pilot)
-            await SCREENS[name](app, pilot)
-            svg = app.export_screenshot(title=f"memtui · {name}")
+async def render(name: str, manager: MemoryManager, out: Path) -> None:
+    """Drive a fresh app on the indexed demo into one screen and save it."""
+    app = MemtuiApp(manager, now=NOW, system_clipboard=False, debounce=0.05, initial_query=QUERY,
+                    auto_index=False)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await SCREENS[name](app, pilot)
+        app.clear_notifications()
+        await pilot.pause(0.1)
+        svg = app.export_screenshot(title=f"memtui · {name}")
     (out / f"{name}.svg").write_text(svg, encoding="utf-8")
     svg_to_png(svg, out / f"{name}.png")
     print(f"wrote {out / name}.svg/.png")
 
 
+def prepare_demo(scratch: Path) -> MemoryManager:
+    """Install the demo and the model, index with the local provider, record a few agent searches."""
+    paths = install_demo(scratch / "demo", today=TODAY)
+    install_model(paths.state_dir)
+    env = resolve_agent(state_dir=str(paths.state_dir), provider="local", env={})
+    manager = MemoryManager(env)
+    manager.sync(reason="screenshots")
+    for query in RECALL_QUERIES:
+        manager.memory_search(query)
+    manager.wait_idle(timeout=30)
+    return manager
+
+
 def main() -> int:
-    """Render every screen."""
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--state-dir")
-    parser.add_argument("--workspace")
+    """Render every screen (or `--only` some)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", default=str(ROOT / "screenshots"))
     parser.add_argument("--only", nargs="*", choices=sorted(SCREENS))
     args = parser.parse_args()
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory() as scratch:
-        if args.workspace:
-            state, workspace = Path(args.state_dir or scratch), Path(args.workspace)
-        else:
-            from tui.conftest import build_workspace
-
-            state, workspace = build_workspace(Path(scratch))
+    with tempfile.TemporaryDirectory() as scratch, prepare_demo(Path(scratch)) as manager:
+        print(f"demo indexed with {manager.provider.id if manager.provider else 'no provider'} "
+              f"({manager.model}): {manager.store.chunk_count()} chunks")
         for name in args.only or SCREENS:
-            asyncio.run(render(name, state, workspace, out))
+            asyncio.run(render(name, manager, out))
     return 0
 
 

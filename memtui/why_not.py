@@ -120,7 +120,7 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
     )
     reasons = why.reasons
     if candidate.text_rank is not None:
-        reasons.append(f"keyword candidate #{candidate.text_rank} (bm25 {candidate.bm25}, text score "
+        reasons.append(f"keyword candidate #{candidate.text_rank} (bm25 {(candidate.bm25 or 0):.4f}, text score "
                        f"{(candidate.text_score or 0):.3f})")
     else:
         reasons.append("not a keyword candidate")

@@ -147,7 +147,7 @@ def test_install_refuses_a_non_empty_directory_and_keeps_it(tmp_path: Path) -> N
 def test_demo_command_without_tui_installs_indexes_and_prints_searches(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     target = tmp_path / "cli-demo"
-    assert main(["demo", "--no-tui", "--dir", str(target)]) == 0
+    assert main(["demo", "--no-tui", "--no-model", "--dir", str(target)]) == 0
     out = capsys.readouterr().out
     assert f"Demo installed in {target}" in out
     assert "FTS-only" in out
@@ -157,11 +157,15 @@ def test_demo_command_without_tui_installs_indexes_and_prints_searches(
     assert (target / "state" / "memtui" / "main.sqlite").is_file()
 
 
-def test_demo_screenshot_opens_the_app_on_the_demo_workspace(tmp_path: Path) -> None:
+def test_demo_screenshot_opens_on_a_query_with_its_first_hit_and_says_why_search_is_keyword_only(
+        tmp_path: Path) -> None:
     svg = tmp_path / "first.svg"
-    assert main(["demo", "--dir", str(tmp_path / "shot"), "--screenshot", str(svg)]) == 0
-    text = svg.read_text(encoding="utf-8")
-    assert f"{date.today()}&#160;(today)" in text
+    assert main(["demo", "--no-model", "--dir", str(tmp_path / "shot"), "--query", "OPS-1188",
+                 "--screenshot", str(svg)]) == 0
+    text = svg.read_text(encoding="utf-8").replace("&#160;", " ")
+    assert f"{date.today()} (today)" in text
+    assert "OPS-1188" in text and "citation" in text
+    assert "keyword-only" in text and "started with --no-model" in text and "memtui model install" in text
     assert (tmp_path / "shot" / "state" / "memtui" / "main.sqlite").is_file()
 
 

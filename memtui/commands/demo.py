@@ -71,8 +71,8 @@ def _provider_note(args: argparse.Namespace, paths: DemoPaths) -> str | None:
     if _offline_provider(paths) == "local":
         return None
     if args.no_model:
-        return "demo started with --no-model"
-    return "the demo runs offline and memtui's local model is not installed"
+        return "started with --no-model"
+    return "no local model installed"
 
 
 def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:

@@ -17,6 +17,7 @@ from textual.app import App, ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.timer import Timer
 from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, TabPane, TextArea, Tree
+from textual.widgets.text_area import Selection
 from textual.worker import get_current_worker
 
 from memtui.atomic import ConflictError, atomic_write_text
@@ -50,6 +51,9 @@ from memtui.tui.widgets import (
 from memtui.why_not import chunk_at, explain_chunk, parse_location
 
 TUI_SYNC_REASON = "tui"
+SCREEN_INDEPENDENT = frozenset({"help", "quit"})
+MAIN_SCREEN_ACTIONS = frozenset(a.action for a in ACTIONS) - SCREEN_INDEPENDENT
+EDITOR_ACTIONS = frozenset({"save", "leave_edit"})
 
 
 class MemtuiApp(App[int]):
@@ -87,6 +91,19 @@ class MemtuiApp(App[int]):
         self._present_first_hit = bool(initial_query.strip())
         self._searched_while_indexing = False
         self._quiet_sync = False
+        self._search_running = False
+        self._pending_search: tuple[int, bool] | None = None
+        self._idle_ticks = 0
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Main-screen actions are off (and out of the footer) while another screen is on top."""
+        if action in SCREEN_INDEPENDENT:
+            return True
+        if self.screen is not self.screen_stack[0]:
+            return action not in MAIN_SCREEN_ACTIONS
+        if action in EDITOR_ACTIONS:
+            return self.viewer.editing
+        return True
 
     # -- time ---------------------------------------------------------------------------------
 
@@ -193,6 +210,7 @@ class MemtuiApp(App[int]):
     def run_sync(self, *, force: bool) -> None:
         """Start (or restart) the indexing worker."""
         self.indexing = True
+        self.query_one("#status-bar", IndexStatusBar).start()
         self._sync_worker(force)
 
     @work(thread=True, exclusive=True, group="indexer", exit_on_error=False, description="Indexing memory")
@@ -279,12 +297,26 @@ class MemtuiApp(App[int]):
             self.marks = {}
             self.results.show([], {}, [])
             self.query_one("#trace", TracePanel).show(None, None)
-            self.query_one("#search-info", Static).update("")
+            self.query_one("#search-info", Static).update("", layout=False)
             return
         if self.indexing and self._present_first_hit:
-            return  # the opening query runs once the first index is built
+            self.query_one("#trace", TracePanel).show(None, None, hint="Indexing the memory files; this search "
+                                                      "runs as soon as the index is ready.")
+            return
+        if self._search_running:
+            # One search at a time: a stale one would only hold the store's lock; the newest runs next.
+            self._pending_search = (generation, retune)
+            return
+        self._search_running = True
         self._searched_while_indexing = self._searched_while_indexing or self.indexing
         self._search_worker(query, generation, retune, self.tuning)
+
+    def _search_done(self) -> None:
+        """A search worker ended: start the one that waited for it, if it is still current."""
+        self._search_running = False
+        pending, self._pending_search = self._pending_search, None
+        if pending is not None:
+            self._start_search(*pending)
 
     @work(thread=True, exclusive=True, group="search", exit_on_error=False, description="Searching")
     def _search_worker(self, query: str, generation: int, retune: bool, tuning: Tuning) -> None:
@@ -307,6 +339,7 @@ class MemtuiApp(App[int]):
 
     @on(SearchFinished)
     def _search_finished(self, message: SearchFinished) -> None:
+        self._search_done()
         if message.generation != self.generation:
             return
         self.searches_run += 1
@@ -338,6 +371,7 @@ class MemtuiApp(App[int]):
 
     @on(SearchFailed)
     def _search_failed(self, message: SearchFailed) -> None:
+        self._search_done()
         if message.generation == self.generation:
             self.notify(message.error, title="Search failed", severity="error")
 
@@ -349,7 +383,7 @@ class MemtuiApp(App[int]):
             info.append(" · relaxed", style="yellow")
         if response.filtered_count:
             info.append(f" · {response.filtered_count} < minScore", style="dim")
-        self.query_one("#search-info", Static).update(info)
+        self.query_one("#search-info", Static).update(info, layout=False)
 
     def hit(self, chunk_id: str | None) -> Candidate | None:
         """The candidate with this id in the current response."""
@@ -554,8 +588,10 @@ class MemtuiApp(App[int]):
             self.notify("Session transcripts are read-only here", severity="warning")
             return
         viewer.set_mode("edit")
+        area = viewer.text_area
+        area.selection = Selection.cursor(area.cursor_location)  # the first key must not replace a hit's lines
         self.query_one("#detail", TabbedContent).active = "tab-file"
-        viewer.text_area.focus()
+        area.focus()
 
     @on(TextArea.Changed, "#viewer-text")
     def _text_changed(self, _event: TextArea.Changed) -> None:
@@ -760,6 +796,10 @@ class MemtuiApp(App[int]):
     def _screenshot_when_idle(self) -> None:
         busy = any(w.is_running or w.state.name == "PENDING" for w in self.workers)
         if busy or self._search_timer is not None or self.screenshot_path is None:
+            self._idle_ticks = 0
+            return
+        self._idle_ticks += 1
+        if self._idle_ticks < 12:  # 1.2 s idle: the footer, rebuilt on focus changes, paints late headless
             return
         path = self.screenshot_path
         self.screenshot_path = None

@@ -244,3 +244,80 @@ async def test_vim_keys_move_the_browser(manager: MemoryManager, make_app) -> No
         assert app.browser.cursor_node.data.rel == "memory/2026-04-29.md"
         await pilot.press("enter")
         assert app.viewer.rel == "memory/2026-04-29.md"
+
+
+async def test_an_opening_query_highlights_the_first_hit_with_its_trace_and_file(manager: MemoryManager,
+                                                                                  make_app) -> None:
+    app = make_app(manager, initial_query="redis")
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert app.focused is app.results and app.results.cursor_row == 0
+        first = app.highlighted_hit()
+        assert first is not None and first.rank == 1
+        # The files mentioning Redis (see the typing test above).
+        assert first.path in ("memory/2026-04-10.md", "memory/2026-04-28.md", "memory/projects.md")
+        assert app.query_one("#trace").rows[-1] == ("citation", f"{first.path}#L{first.start_line}-L{first.end_line}")
+        assert app.query_one("#detail").active == "tab-trace"
+        assert app.viewer.rel == first.path and app.viewer.mode == "raw"
+        selection = app.viewer.text_area.selection
+        assert sorted((selection.start[0], selection.end[0])) == [first.start_line - 1, first.end_line - 1]
+
+
+async def test_results_shown_while_the_first_index_builds_get_no_movement_marks(workspace_env, make_app) -> None:
+    with MemoryManager(workspace_env, provider=None) as fresh:
+        app = make_app(fresh, initial_query="redis")
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await settle(app, pilot)
+            assert len(locations(app)) == 3
+            assert set(app.marks.values()) <= {""}
+            assert app.results.cursor_row == 0
+
+
+async def test_keyword_only_status_says_why_and_how_to_get_hybrid_search(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager, provider_note="the demo runs offline")
+    async with app.run_test(size=SIZE):
+        summary = str(app.query_one("#status-summary").render())
+        assert summary.startswith(" keyword-only")
+        assert "the demo runs offline → memtui model install" in summary
+        assert "vec" not in summary
+
+
+async def test_main_screen_keys_do_nothing_on_other_screens(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        app.browser.focus()
+        await pilot.press("s")
+        await pilot.pause()
+        sessions = app.screen
+        await pilot.press("slash", "t", "e")
+        await pilot.pause()
+        assert app.screen is sessions
+        await pilot.press("escape")
+        await pilot.pause()
+        assert app.screen is app.screen_stack[0]
+
+
+async def test_editing_a_hit_opened_at_its_lines_keeps_them_and_escape_d_discards(manager: MemoryManager,
+                                                                                   make_app) -> None:
+    app = make_app(manager)
+    path = manager.env.workspace_dir / "memory" / "2026-04-28.md"
+    original = path.read_text(encoding="utf-8")
+    async with app.run_test(size=SIZE) as pilot:
+        app.open_file("memory/2026-04-28.md", path, lines=(3, 4))
+        assert not app.check_action("save", ()) and not app.check_action("leave_edit", ())
+        app.browser.focus()
+        await pilot.press("e")
+        assert app.check_action("save", ()) and app.check_action("leave_edit", ())
+        await pilot.press("x")
+        # The selected hit lines are still there; the key was inserted at the start of the selection.
+        lines = original.split("\n")
+        assert app.viewer.text_area.text == "\n".join([*lines[:2], "x" + lines[2], *lines[3:]])
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, ChoiceModal)
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.viewer.mode == "raw" and app.viewer.text_area.text == original
+        assert not app.check_action("save", ())
+    assert path.read_text(encoding="utf-8") == original

@@ -83,3 +83,27 @@ def test_help_screen(snap_compare, manager: MemoryManager, make_app) -> None:
         await pilot.pause(0.2)
 
     assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)
+
+
+def test_bootstrap_tab(snap_compare, manager: MemoryManager, make_app) -> None:
+    async def run_before(pilot) -> None:
+        pilot.app.browser.focus()
+        await pilot.press("s")
+        await pilot.pause()
+        pilot.app.screen.query_one("#sessions-tabs").active = "tab-bootstrap"
+        table = pilot.app.screen.query_one("#bootstrap-table")
+        table.focus()
+        # MEMORY.md: the other bootstrap files are missing here, and their previews name the tmp path.
+        table.move_cursor(row=table.get_row_index("MEMORY.md"))
+        await pilot.pause()
+
+    assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)
+
+
+def test_dreams_screen(snap_compare, manager: MemoryManager, make_app) -> None:
+    async def run_before(pilot) -> None:
+        pilot.app.browser.focus()
+        await pilot.press("d")
+        await pilot.pause()
+
+    assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)

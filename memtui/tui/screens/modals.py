@@ -74,6 +74,8 @@ class ChoiceModal(ModalScreen[str]):
             with Horizontal(id="modal-buttons"):
                 for choice_id, label in self.choices:
                     yield Button(label, id=f"choice-{choice_id}")
+            yield Static("  ·  ".join(f"{label[:1].lower()} {label}" for _, label in self.choices) + "  ·  esc cancel",
+                         id="modal-hint")
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -82,6 +84,14 @@ class ChoiceModal(ModalScreen[str]):
     def action_choose(self, choice: str) -> None:
         """Dismiss with `choice`."""
         self.dismiss(choice)
+
+    def on_key(self, event: events.Key) -> None:
+        """A button's first letter chooses it."""
+        for choice_id, label in self.choices:
+            if event.character and event.character.lower() == label[:1].lower():
+                event.stop()
+                self.dismiss(choice_id)
+                return
 
 
 class PromptModal(ModalScreen[str | None]):

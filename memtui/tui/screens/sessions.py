@@ -92,8 +92,11 @@ class SessionsScreen(Screen[None]):
         for label, key in (("file", "name"), ("raw chars", "raw"), ("injected", "injected"), ("budget", "budget"),
                            ("state", "state")):
             boot.add_column(label, key=key)
-        self._show_bootstrap(self.report.sessions[0].key if self.report.sessions else None)
+        fullest = max(self.report.sessions, key=lambda s: s.percent_used or 0.0, default=None)
+        self._show_bootstrap(fullest.key if fullest is not None else None)
         self._show_startup()
+        if fullest is not None:
+            table.move_cursor(row=self.report.sessions.index(fullest), animate=False)
         table.focus()
 
     def selected_session(self) -> SessionReport | None:
@@ -135,7 +138,11 @@ class SessionsScreen(Screen[None]):
         if self.bootstrap is None or not self.bootstrap.files:
             return
         entry = self.bootstrap.files[max(0, min(index, len(self.bootstrap.files) - 1))]
-        self.query_one("#bootstrap-preview", TextArea).load_text(entry.text)
+        preview = self.query_one("#bootstrap-preview", TextArea)
+        preview.load_text(entry.text)
+        marker = next((row for row, line in enumerate(entry.text.splitlines()) if "truncated" in line), None)
+        if entry.truncated and marker is not None:
+            preview.move_cursor((marker, 0), center=True)
 
     @on(DataTable.RowHighlighted, "#bootstrap-table")
     def _bootstrap_highlighted(self, event: DataTable.RowHighlighted) -> None:

@@ -30,10 +30,13 @@ def status_text(status: dict[str, Any], note: str | None = None) -> Text:
     else:
         text.append(f" {status['provider']}", style="bold")
         text.append(f" · {status['model']}")
-    text.append(f" · profile {status['profile']} · {status['files']} files · {status['chunks']} chunks")
+    if not fts_only:
+        text.append(f" · profile {status['profile']}")
+    text.append(f" · {status['files']} files · {status['chunks']} chunks")
     fts, vector = status["fts"], status["vector"]
-    text.append(" · FTS ")
-    text.append("✓" if fts["available"] else "✗", style="green" if fts["available"] else "red")
+    if not fts_only or not fts["available"]:
+        text.append(" · FTS ")
+        text.append("✓" if fts["available"] else "✗", style="green" if fts["available"] else "red")
     if not fts_only:
         text.append(" · vec ")
         text.append("✓" if vector["available"] else "✗ (cosine in Python)",

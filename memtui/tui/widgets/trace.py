@@ -74,12 +74,12 @@ class TracePanel(VerticalScroll):
         yield Static(Text("Type a query; highlight a result to see why it ranks there.", style="dim"),
                      id="trace-body")
 
-    def show(self, hit: Candidate | None, response: SearchResponse | None) -> None:
-        """Render `hit` (or a hint when there is none)."""
+    def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str = "No hit selected.") -> None:
+        """Render `hit` (or `hint` when there is none)."""
         body = self.query_one("#trace-body", Static)
         self.rows = []
         if hit is None or response is None:
-            body.update(Text("No hit selected.", style="dim"))
+            body.update(Text(hint, style="dim"))
             return
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)

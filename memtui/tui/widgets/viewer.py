@@ -57,7 +57,7 @@ class FileViewer(Vertical):
         yield Static("No file open — pick one in the browser, or press Enter on a search hit.", id="viewer-title")
         with ContentSwitcher(initial="viewer-markdown", id="viewer-switcher"):
             yield Markdown("", id="viewer-markdown")
-            yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=False,
+            yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=True,
                                  id="viewer-text")
 
     @property
@@ -131,6 +131,7 @@ class FileViewer(Vertical):
         self.text_area.read_only = mode != "edit"
         self.set_class(mode == "edit", "-editing")
         self._title()
+        self.app.refresh_bindings()
 
     def mark_saved(self, digest: str) -> None:
         """After a save: the editor's text is what is on disk now."""
