@@ -680,6 +680,16 @@ class MemtuiApp(App[int]):
         if path == "MEMORY.md":
             self.notify("That is already MEMORY.md", severity="warning")
             return
+
+        def decided(choice: str | None) -> None:
+            if choice == "promote":
+                self._promote(path, start, end, text, score)
+
+        preview = text if len(text) <= 400 else text[:400] + "…"
+        self.push_screen(ChoiceModal("Promote into MEMORY.md?", f"{path}:{start}-{end}\n\n{preview}",
+                                     [("promote", "Promote"), ("cancel", "Cancel")]), decided)
+
+    def _promote(self, path: str, start: int, end: int, text: str, score: float) -> None:
         try:
             outcome = promote_lines(self.manager.env.workspace_dir, path=path, start_line=start, end_line=end,
                                     text=text, day=self.today, score=score)

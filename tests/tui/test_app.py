@@ -153,10 +153,18 @@ async def test_promote_hit_into_memory_is_idempotent(manager: MemoryManager, mak
     async with app.run_test(size=SIZE) as pilot:
         await pilot.press(*"noeviction", "enter")
         await settle(app, pilot)
+        before = memory.read_text(encoding="utf-8")
         await pilot.press("p")
         await settle(app, pilot)
-        await pilot.press("p")
+        assert isinstance(app.screen, ChoiceModal)
+        await pilot.press("escape")
         await settle(app, pilot)
+        assert memory.read_text(encoding="utf-8") == before
+        for _ in range(2):
+            await pilot.press("p")
+            await settle(app, pilot)
+            await pilot.press("p")
+            await settle(app, pilot)
     text = memory.read_text(encoding="utf-8")
     assert text.count("<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:1:6 -->") == 1
     assert "\n## Promoted From Short-Term Memory (2026-04-29)\n" in text
