@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import argparse
 
-import anyio
-
 from memtui.backend import open_manager
 from memtui.cli import agent_from_args
-from memtui.mcp_server import serve_stdio
 from memtui.watcher import MemoryWatcher
 
 
@@ -24,6 +21,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 def run(args: argparse.Namespace) -> int:
     """Sync in the background, watch the files, and serve until the client disconnects."""
+    import anyio  # the MCP SDK costs ~1 s to import: only `memtui mcp` pays it
+
+    from memtui.mcp_server import serve_stdio
+
     env = agent_from_args(args)
     with open_manager(env) as manager:
         manager.request_sync("mcp-start")
