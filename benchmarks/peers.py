@@ -39,10 +39,11 @@ class Hit(NamedTuple):
 
 @dataclass
 class PeerSearch:
-    """The hits of one search call and its wall time."""
+    """The hits of one search call, its wall time and (in process only) the thread's CPU time."""
 
     hits: list[Hit]
     seconds: float
+    cpu_seconds: float | None = None
 
 
 def peers_dir() -> Path:

@@ -17,6 +17,7 @@ from memtui.agent import AgentEnv
 from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
 from memtui.errors import ProviderError, StoreError
+from memtui.fast_index import FastSearch
 from memtui.indexer import (
     EmbeddingFailed,
     Indexer,
@@ -72,6 +73,7 @@ class MemoryManager:
         self._listeners_lock = threading.Lock()
         self.last_sync: SyncReport | None = None
         self.store = self._open_store()
+        self.fast = FastSearch()
         self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
         self._sync_queue: list[tuple[str, tuple[Path, ...] | None]] = []
         self._sync_thread: threading.Thread | None = None
@@ -321,8 +323,9 @@ class MemoryManager:
                settings: MemorySearchSettings | None = None, now: datetime | None = None,
                query_vector: list[float] | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
-        searcher = Searcher(self.store, self.provider, settings or self.settings, profile or self.env.profile,
-                            self.file_mtimes)
+        profile = profile or self.env.profile
+        fast = self.fast.current(self.store, vectors=self.provider is not None) if profile == "memtui" else None
+        searcher = Searcher(self.store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
         return searcher.search(query, options, now=now, query_vector=query_vector)
 

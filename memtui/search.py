@@ -19,6 +19,7 @@ import numpy as np
 
 from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import EmbeddingProvider
+from memtui.fast_index import FastIndex
 from memtui.fts_query import (
     KeywordQuery,
     build_and_query,
@@ -155,8 +156,10 @@ class Searcher:
     """Runs searches against a store with an optional embedding provider."""
 
     def __init__(self, store: Store, provider: EmbeddingProvider | None, settings: MemorySearchSettings,
-                 profile: str = "memtui", mtimes: Callable[[], dict[str, float]] | None = None):
+                 profile: str = "memtui", mtimes: Callable[[], dict[str, float]] | None = None,
+                 fast: FastIndex | None = None):
         self.store = store
+        self.fast = fast if profile == "memtui" else None
         self.provider = provider
         self.settings = settings
         self.profile = profile
@@ -206,7 +209,12 @@ class Searcher:
 
     def _keyword(self, match: str, limit: int, sources: list[str], model: str | None,
                  terms: Sequence[str]) -> tuple[list[tuple[ChunkRow, float]], bool]:
-        """(rows with raw bm25, used LIKE fallback); the memtui profile searches the stemmed index."""
+        """(rows with raw bm25, used LIKE fallback); the memtui profile searches the stemmed index
+        (through the in-memory accelerator when it is current)."""
+        if self.fast is not None and self.store.has_stemmed_index:
+            ranked = self.fast.keyword(terms, limit, model=model, sources=sources)
+            if ranked is not None and (found := self._rows_for(ranked)) is not None:
+                return found, False
         try:
             if self.profile == "memtui" and self.store.has_stemmed_index:
                 return self.store.stemmed_search(match, limit, model=model, sources=sources), False
@@ -316,6 +324,10 @@ class Searcher:
 
     def _vector(self, vector: Sequence[float], limit: int, model: str,
                 sources: list[str]) -> list[tuple[ChunkRow, float]]:
+        if self.fast is not None:
+            ranked = self.fast.vector(vector, limit, model=model, sources=sources)
+            if ranked is not None and (found := self._rows_for(ranked)) is not None:
+                return found
         caps = self.store.capabilities
         if caps.vector_available and self.store.vector_dims() == len(vector):
             return self.store.vector_knn(vector, limit, model=model, sources=sources)
@@ -336,6 +348,14 @@ class Searcher:
             scored.append((row, score))
         scored.sort(key=lambda item: item[1], reverse=True)
         return scored[:limit]
+
+    def _rows_for(self, ranked: list[tuple[int, float]]) -> list[tuple[ChunkRow, float]] | None:
+        """The accelerator's hits as rows; None if a write landed since it was checked (use SQLite)."""
+        assert self.fast is not None
+        rows = self.store.chunks_by_rowids([rowid for rowid, _ in ranked])
+        if self.store.revision() != self.fast.revision:
+            return None
+        return [(row, score) for rowid, score in ranked if (row := rows.get(rowid)) is not None]
 
     # -- shared tail ------------------------------------------------------------------------
 

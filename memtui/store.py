@@ -7,6 +7,7 @@ import json
 import os
 import struct
 import threading
+import uuid
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +25,9 @@ META_KEY = "memory_index_meta_v1"
 # chunks (rowid = chunks.rowid), used by the `memtui` ranking profile.
 STEMMED_FTS = "memtui_chunks_fts_porter"
 ISSUES_KEY = "memtui_sync_issues_v1"
+# A fresh random token written inside every transaction that changes `chunks`, so in-memory
+# accelerators (in this or another process) can tell whether what they hold is still current.
+REVISION_KEY = "memtui_chunks_revision_v1"
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -297,6 +301,7 @@ class Store:
                 "INSERT OR REPLACE INTO files (path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?)",
                 (path, source, digest, mtime, size),
             )
+            self._bump_revision()
 
     def _dims_cache(self) -> int | None:
         if self._vector_error is not None:
@@ -333,7 +338,21 @@ class Store:
                 self._delete_file_rows(path, source)
                 self.conn.execute("DELETE FROM files WHERE path = ? AND source = ?", (path, source))
                 count += 1
+            if count:
+                self._bump_revision()
         return count
+
+    def _bump_revision(self) -> None:
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (REVISION_KEY, uuid.uuid4().hex))
+
+    def revision(self) -> str | None:
+        """The chunks revision token (changes with every write; None for an index never written by memtui)."""
+        with self.lock:
+            try:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (REVISION_KEY,)).fetchone()
+            except DriverError:
+                return None
+        return row[0] if row else None
 
     def counts(self) -> dict[str, dict[str, int]]:
         """source → {files, chunks}."""
@@ -381,6 +400,45 @@ class Store:
                 (path,),
             ).fetchall()
         return [ChunkRow(*row) for row in rows]
+
+    def chunks_by_rowids(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Fetch chunk rows by SQLite rowid (the accelerator's document keys)."""
+        result: dict[int, ChunkRow] = {}
+        with self.lock:
+            for start in range(0, len(rowids), 500):
+                part = list(rowids[start : start + 500])
+                for r in self.conn.execute(
+                    "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks "
+                    f"WHERE rowid IN ({','.join('?' * len(part))})",
+                    part,
+                ):
+                    result[r[0]] = ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7])
+        return result
+
+    def chunk_batch(self, after_rowid: int, size: int) -> list[tuple[int, str, str, str]]:
+        """(rowid, model, source, text) of up to `size` chunks with rowid > `after_rowid`, in rowid order."""
+        with self.lock:
+            return [tuple(r) for r in self.conn.execute(
+                "SELECT rowid, model, source, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?",
+                (after_rowid, size))]
+
+    def vector_blobs(self) -> list[tuple[str, bytes]]:
+        """(chunk id, float32 BLOB) of every row of `chunks_vec` (empty without the table)."""
+        if self._vector_error is not None or self.vector_dims() is None:
+            return []
+        with self.lock:
+            return [(r[0], r[1]) for r in self.conn.execute("SELECT id, embedding FROM chunks_vec")]
+
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(rowid, id) of every chunk."""
+        with self.lock:
+            return [(r[0], r[1]) for r in self.conn.execute("SELECT rowid, id FROM chunks")]
+
+    def embedding_json(self, after_rowid: int, size: int) -> list[tuple[int, str]]:
+        """(rowid, embedding JSON) of up to `size` chunks after `after_rowid` (when sqlite-vec is absent)."""
+        with self.lock:
+            return [(r[0], r[1]) for r in self.conn.execute(
+                "SELECT rowid, embedding FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", (after_rowid, size))]
 
     def file_rows(self) -> list[tuple[str, str, str, float, int]]:
         """(path, source, hash, mtime, size) of every indexed file."""

@@ -1,0 +1,218 @@
+"""The memtui profile's in-memory accelerator: same ranking as the stemmed FTS5 table, never stale."""
+
+from __future__ import annotations
+
+import math
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hashed_provider import HashedProvider
+
+from memtui.agent import AgentEnv
+from memtui.fast_index import FastSearch, build_index
+from memtui.fts_query import build_or_query
+from memtui.manager import MemoryManager
+from memtui.search import Searcher
+
+NOTES = {
+    "memory/2026-10-01.md": "# Ops\n\nThe runners were running the assembly job; it runs nightly.\n",
+    "memory/2026-10-02.md": "# Pathology\n\nPathology reports and morphology notes, possibly irreversibly lost.\n",
+    "memory/2026-10-03.md": "# Café\n\nMet Zoë at the CAFÉ; discussed auth_gateway latency and the gateway auth.\n",
+    "memory/2026-10-04.md": "# Cache\n\nRedis cache cache cache eviction; cache keys expire after 300 seconds.\n",
+    "memory/2026-10-05.md": "# Misc\n\nGrafana dashboards for billing; Sentry alerts for the billing-api.\n",
+    "memory/2026-10-06.md": "# Misc\n\nGrafana dashboards for billing; Sentry alerts for the billing-api.\n",
+    "MEMORY.md": "# Memory\n\n- The user runs Kafka and Redis.\n- Technologies: Helm, Terraform, Vault.\n",
+}
+QUERIES = ["running assembly", "pathologies morphological technology", "cafe zoe", "cache eviction redis",
+           "grafana billing dashboards", "who runs kafka", "irreversible loss", "seconds 300"]
+
+
+@pytest.fixture
+def notes_env(tmp_path: Path) -> Callable[..., AgentEnv]:
+    """An AgentEnv on a workspace holding NOTES."""
+    from memtui.agent import resolve_agent
+
+    workspace = tmp_path / "notes"
+    for name, text in NOTES.items():
+        (workspace / name).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / name).write_text(text, encoding="utf-8")
+
+    def build(**overrides: object) -> AgentEnv:
+        options: dict[str, object] = {"state_dir": str(tmp_path / "state"), "workspace": str(workspace),
+                                      "provider": "none", "profile": "memtui"}
+        options.update(overrides)
+        return resolve_agent(**options)  # type: ignore[arg-type]
+
+    return build
+
+
+def test_keyword_ranking_matches_the_stemmed_fts5_table(notes_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(notes_env()) as manager:
+        manager.sync()
+        store = manager.store
+        index = build_index(store, vectors=False)
+        rowid_of = {chunk_id: rowid for rowid, chunk_id in store.chunk_ids()}
+        for query in QUERIES:
+            keyword = build_or_query(query)
+            expected = [(rowid_of[row.id], bm25) for row, bm25 in store.stemmed_search(keyword.match, 5, model=None,
+                                                                                        sources=None)]
+            got = index.keyword(keyword.terms, 5, model=None, sources=None)
+            assert got is not None
+            assert [r for r, _ in got] == [r for r, _ in expected], query
+            assert [s for _, s in got] == pytest.approx([s for _, s in expected], rel=1e-5), query
+
+
+def test_bm25_by_hand_on_three_chunks(tmp_path: Path) -> None:
+    from memtui.agent import resolve_agent
+
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "a.md").write_text("apple apple pie", encoding="utf-8")
+    (workspace / "memory" / "b.md").write_text("apple", encoding="utf-8")
+    (workspace / "memory" / "c.md").write_text("banana split now", encoding="utf-8")
+    (workspace / "memory" / "d.md").write_text("cherry tart", encoding="utf-8")
+    (workspace / "memory" / "e.md").write_text("plum jam jar", encoding="utf-8")
+    env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none",
+                        profile="memtui")
+    with MemoryManager(env) as manager:
+        manager.sync()
+        index = build_index(manager.store, vectors=False)
+        paths = {rowid: manager.store.chunks_by_rowids([rowid])[rowid].path for rowid in index.rowids.tolist()}
+        got = {paths[r]: s for r, s in index.keyword(["apples"], 10, model=None, sources=None)}
+    # N = 5 chunks of 3, 1, 3, 2 and 3 tokens (avgdl 12/5); "apples" stems to "appl", in 2 chunks.
+    avgdl = 12 / 5
+    idf = math.log((5 - 2 + 0.5) / (2 + 0.5))
+    a = idf * 2 * 2.2 / (2 + 1.2 * (0.25 + 0.75 * 3 / avgdl))
+    b = idf * 1 * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 1 / avgdl))
+    assert got == {"memory/a.md": pytest.approx(-a, rel=1e-5), "memory/b.md": pytest.approx(-b, rel=1e-5)}
+
+
+def test_vector_ranking_matches_sqlite_vec(notes_env: Callable[..., AgentEnv]) -> None:
+    provider = HashedProvider()
+    with MemoryManager(notes_env(), provider=provider) as manager:
+        manager.sync()
+        store = manager.store
+        index = build_index(store, vectors=True)
+        rowid_of = {chunk_id: rowid for rowid, chunk_id in store.chunk_ids()}
+        for query in QUERIES:
+            vector = provider.embed_query(query)
+            expected = store.vector_knn(vector, 10, model=provider.model, sources=None)
+            got = index.vector(vector, 10, model=provider.model, sources=None)
+            assert got is not None
+            # Every chunk ranked; two notes have the same text (equal vectors): compare rowids per score tier.
+            assert _tiers(got) == _tiers([(rowid_of[row.id], score) for row, score in expected]), query
+            assert [s for _, s in got] == pytest.approx([s for _, s in expected], abs=1e-5), query
+
+
+def _tiers(ranked: list[tuple[int, float]]) -> list[frozenset[int]]:
+    """Rowids grouped into runs of equal (within 1e-5) scores, in rank order."""
+    tiers: list[tuple[float, set[int]]] = []
+    for rowid, score in ranked:
+        if tiers and abs(tiers[-1][0] - score) <= 1e-5:
+            tiers[-1][1].add(rowid)
+        else:
+            tiers.append((score, {rowid}))
+    return [frozenset(ids) for _, ids in tiers]
+
+
+def _paths(manager: MemoryManager, query: str) -> list[str]:
+    return [hit.path for hit in manager.search(query, min_score=0.0).results]
+
+
+def test_edit_delete_and_add_are_seen_immediately(notes_env: Callable[..., AgentEnv]) -> None:
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        assert _paths(manager, "quokkas") == []
+        assert manager.fast.current(manager.store, vectors=False) is not None
+        edited = env.workspace_dir / "memory" / "2026-10-05.md"
+        edited.write_text(edited.read_text(encoding="utf-8") + "A quokka visited.\n", encoding="utf-8")
+        manager.sync()
+        assert _paths(manager, "quokkas") == ["memory/2026-10-05.md"]
+        (env.workspace_dir / "memory" / "2026-10-04.md").unlink()
+        manager.sync()
+        assert "memory/2026-10-04.md" not in _paths(manager, "cache eviction")
+        (env.workspace_dir / "memory" / "2026-10-07.md").write_text("Quokka census done.\n", encoding="utf-8")
+        manager.sync()
+        assert sorted(_paths(manager, "quokkas")) == ["memory/2026-10-05.md", "memory/2026-10-07.md"]
+        index = manager.fast.current(manager.store, vectors=False)
+        assert index is not None and index.revision == manager.store.revision()
+
+
+def test_a_write_by_another_process_is_seen(notes_env: Callable[..., AgentEnv], tmp_path: Path) -> None:
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        assert _paths(manager, "wombats") == []
+        before = manager.store.revision()
+        (env.workspace_dir / "memory" / "2026-10-08.md").write_text("Wombat sighting.\n", encoding="utf-8")
+        script = textwrap.dedent(f"""
+            from memtui.agent import resolve_agent
+            from memtui.manager import MemoryManager
+            env = resolve_agent(state_dir={str(tmp_path / "state")!r}, workspace={str(env.workspace_dir)!r},
+                                provider="none", profile="memtui")
+            with MemoryManager(env) as other:
+                other.sync()
+        """)
+        subprocess.run([sys.executable, "-c", script], check=True, timeout=120)
+        assert manager.store.revision() != before
+        assert _paths(manager, "wombats") == ["memory/2026-10-08.md"]
+        index = manager.fast.current(manager.store, vectors=False)
+        assert index is not None and index.revision == manager.store.revision()
+
+
+def test_multi_token_term_is_answered_by_fts5(notes_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(notes_env()) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        index = manager.fast.current(manager.store, vectors=False)
+        assert index is not None
+        assert index.keyword(["auth_gateway"], 5, model=None, sources=None) is None
+        # FTS5 treats "auth_gateway" as the phrase "auth gateway": only the adjacent pair matches.
+        assert _paths(manager, "auth_gateway") == ["memory/2026-10-03.md"]
+
+
+def test_fts5_answers_until_the_background_build_is_ready(notes_env: Callable[..., AgentEnv]) -> None:
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.sync()
+        # The first search of a process (a one-shot CLI call) never starts a build.
+        expected = _paths(manager, "grafana billing")
+        assert manager.fast.current(manager.store, vectors=False) is None
+        manager.fast.wait(60)
+        index = manager.fast.current(manager.store, vectors=False)
+        assert index is not None
+        assert _paths(manager, "grafana billing") == expected
+        (env.workspace_dir / "memory" / "2026-10-09.md").write_text("Grafana billing panel.\n", encoding="utf-8")
+        manager.sync()
+        # Stale now: not handed out; FTS5 answers (with the new note) while the rebuild runs.
+        assert manager.fast.current(manager.store, vectors=False) is None
+        assert "memory/2026-10-09.md" in _paths(manager, "grafana billing panel")
+        manager.fast.wait(60)
+        rebuilt = manager.fast.current(manager.store, vectors=False)
+        assert rebuilt is not None and rebuilt is not index
+        assert "memory/2026-10-09.md" in _paths(manager, "grafana billing panel")
+
+
+def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(notes_env(profile="openclaw")) as manager:
+        manager.sync()
+        index = build_index(manager.store, vectors=False)
+        plain = Searcher(manager.store, None, manager.settings, "openclaw", manager.file_mtimes)
+        given = Searcher(manager.store, None, manager.settings, "openclaw", manager.file_mtimes, fast=index)
+        for query in QUERIES:
+            assert [c.trace() for c in given.search(query).candidates] == \
+                [c.trace() for c in plain.search(query).candidates]
+        # Unstemmed AND query: "run" and "assemblies" are not words of any note.
+        response = manager.search("run assemblies", min_score=0.0)
+        assert response.explain()["ftsOperator"] == "AND"
+        assert [hit.path for hit in response.results] == []
+    with MemoryManager(notes_env(profile="memtui")) as manager:
+        manager.sync()
+        assert _paths(manager, "run assemblies")[0] == "memory/2026-10-01.md"
