@@ -166,11 +166,14 @@ class Store:
                 )
             except DriverError as exc:
                 self._fts_error = f"FTS5 unavailable: {exc}"
-            if self._fts_error is None:
+            if self._fts_error is None and not self._has_table(STEMMED_FTS):
+                # External content (the text stays in `chunks`), readable by any FTS5 SQLite.
                 self.conn.execute(
-                    f"CREATE VIRTUAL TABLE IF NOT EXISTS {STEMMED_FTS} USING fts5(text, content='', "
-                    "contentless_delete=1, tokenize='porter unicode61')"
+                    f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, content='chunks', "
+                    "tokenize='porter unicode61')"
                 )
+                # An index written before this table existed (or by OpenClaw) already has chunks.
+                self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
 
     def _has_table(self, name: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
@@ -312,20 +315,21 @@ class Store:
 
     def _delete_file_rows(self, path: str, source: str) -> None:
         rows = self.conn.execute(
-            "SELECT rowid, id FROM chunks WHERE path = ? AND source = ?", (path, source)).fetchall()
+            "SELECT rowid, id, text FROM chunks WHERE path = ? AND source = ?", (path, source)).fetchall()
         if self._dims_cache() is not None and rows:
-            self.conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(chunk_id,) for _, chunk_id in rows])
+            self.conn.executemany("DELETE FROM chunks_vec WHERE id = ?", [(chunk_id,) for _, chunk_id, _ in rows])
         if self._fts_error is None:
             # memtui writes FTS rows with the chunk's rowid (a direct delete); an index written by
             # OpenClaw does not, so any row left over is removed by the (slower) path scan.
             deleted = 0
-            for rowid, chunk_id in rows:
+            for rowid, chunk_id, _ in rows:
                 deleted += self.conn.execute(
                     "DELETE FROM chunks_fts WHERE rowid = ? AND id = ?", (rowid, chunk_id)).rowcount
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
-            self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _ in rows])
+            self.conn.executemany(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}, rowid, text) VALUES ('delete', ?, ?)",
+                                  [(rowid, text) for rowid, _, text in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
 
     def delete_files(self, paths: Iterable[str], source: str) -> int:
@@ -552,17 +556,20 @@ class Store:
             rows = self.conn.execute(sql, [*(f"%{_escape_like(t)}%" for t in terms), *params, limit]).fetchall()
         return [ChunkRow(r[0], r[1], r[2], int(r[3]), int(r[4]), "", r[5], r[6]) for r in rows]
 
-    def bm25_for_ids(self, match: str, ids: Sequence[str]) -> dict[str, float]:
-        """Raw bm25 of specific chunks for a MATCH expression (for "why not" explanations)."""
-        if not ids or self._fts_error is not None:
+    def bm25_for_ids(self, match: str, ids: Sequence[str], *, stemmed: bool = False) -> dict[str, float]:
+        """Raw bm25 of specific chunks for a MATCH expression (for "why not" explanations), on OpenClaw's
+        FTS table or, with `stemmed`, on memtui's Porter-stemmed one."""
+        if not ids or self._fts_error is not None or (stemmed and not self._stemmed):
             return {}
         marks = ",".join("?" * len(ids))
+        if stemmed:
+            sql = (f"SELECT c.id, bm25({STEMMED_FTS}) FROM {STEMMED_FTS} JOIN chunks c ON c.rowid = "
+                   f"{STEMMED_FTS}.rowid WHERE {STEMMED_FTS} MATCH ? AND c.id IN ({marks})")
+        else:
+            sql = f"SELECT id, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? AND id IN ({marks})"
         with self.lock:
             try:
-                rows = self.conn.execute(
-                    f"SELECT id, bm25(chunks_fts) FROM chunks_fts WHERE chunks_fts MATCH ? AND id IN ({marks})",
-                    [match, *ids],
-                ).fetchall()
+                rows = self.conn.execute(sql, [match, *ids]).fetchall()
             except DriverError:
                 return {}
         return {row[0]: float(row[1]) for row in rows}

@@ -163,7 +163,8 @@ def explain_chunk(manager: MemoryManager, response: SearchResponse, chunk_id: st
                  stage="not-a-candidate")
     reasons = why.reasons
     match = response.keyword.match if response.keyword else None
-    bm25 = manager.store.bm25_for_ids(match, [chunk_id]).get(chunk_id) if match else None
+    stemmed = response.profile == "memtui" and manager.store.has_stemmed_index
+    bm25 = manager.store.bm25_for_ids(match, [chunk_id], stemmed=stemmed).get(chunk_id) if match else None
     if bm25 is None:
         reasons.append(f"not a keyword candidate: does not match the keyword query {match or '(none)'}")
     else:

@@ -390,3 +390,22 @@ def test_read_only_store_is_not_touched(tmp_path: Path, capsys: pytest.CaptureFi
     assert cli_main(["search", "garden", *common, "--read-only"]) == 0
     assert _fingerprint(db) == before
     assert sorted(tmp_path.iterdir()) == siblings
+
+
+def test_stemmed_index_is_backfilled_for_an_existing_index(make_env, workspace) -> None:
+    """An index written without memtui's stemmed table (an older memtui, or OpenClaw) gets it filled on open."""
+    import sqlite3
+
+    from memtui.manager import MemoryManager
+    from memtui.store import STEMMED_FTS
+
+    env = make_env()
+    with MemoryManager(env) as manager:
+        manager.sync()
+    conn = sqlite3.connect(env.store_path)
+    conn.execute(f"DROP TABLE {STEMMED_FTS}")
+    conn.commit()
+    conn.close()
+    with MemoryManager(env) as manager:
+        hits = manager.search("payments webhooks", min_score=0.0).results
+        assert hits and hits[0].path == "memory/2026-11-28.md"

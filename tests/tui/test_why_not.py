@@ -63,3 +63,13 @@ def test_chunk_at_reports_missing_lines(manager: MemoryManager) -> None:
         chunk_at(manager, "memory/2026-03-30.md", 40)
     with pytest.raises(PathError, match="not in the index"):
         chunk_at(manager, "memory/nope.md", 1)
+
+
+
+def test_bm25_for_why_not_comes_from_the_profiles_keyword_index(manager: MemoryManager) -> None:
+    """A chunk matching only through stemming ("spiking upgrades" vs "spiked … upgrade") has a bm25 on the
+    memtui profile's stemmed index and none on OpenClaw's unstemmed one."""
+    row = chunk_at(manager, "memory/2026-04-28.md", 3)
+    match = '"spiking" OR "upgrades"'
+    assert manager.store.bm25_for_ids(match, [row.id], stemmed=False) == {}
+    assert manager.store.bm25_for_ids(match, [row.id], stemmed=True)[row.id] < 0
