@@ -479,17 +479,21 @@ class Store:
         )
         with self.lock:
             ranked = self.conn.execute(sql, [match, *like_params, *params, limit]).fetchall()
-            if not ranked:
-                return []
-            marks = ",".join("?" * len(ranked))
-            rows = {
-                r[0]: r
-                for r in self.conn.execute(
-                    "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks_fts "
-                    f"WHERE rowid IN ({marks})",
-                    [rowid for rowid, _ in ranked],
-                )
-            }
+            return self._fetch_ranked(ranked, "chunks_fts")
+
+    def _fetch_ranked(self, ranked: list[tuple[int, float]], table: str) -> list[tuple[ChunkRow, float]]:
+        """The rows behind (rowid, bm25) pairs, in rank order; `table` is where those rowids live."""
+        if not ranked:
+            return []
+        marks = ",".join("?" * len(ranked))
+        rows = {
+            r[0]: r
+            for r in self.conn.execute(
+                f"SELECT rowid, id, path, source, start_line, end_line, model, text FROM {table} "
+                f"WHERE rowid IN ({marks})",
+                [rowid for rowid, _ in ranked],
+            )
+        }
         return [
             (ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
             for rowid, rank in ranked
@@ -528,22 +532,7 @@ class Store:
                   "ORDER BY rank ASC LIMIT ?"
         with self.lock:
             ranked = self.conn.execute(sql, [match, *params, limit]).fetchall()
-            if not ranked:
-                return []
-            marks = ",".join("?" * len(ranked))
-            rows = {
-                r[0]: r
-                for r in self.conn.execute(
-                    "SELECT rowid, id, path, source, start_line, end_line, model, text FROM chunks "
-                    f"WHERE rowid IN ({marks})",
-                    [rowid for rowid, _ in ranked],
-                )
-            }
-        return [
-            (ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
-            for rowid, rank in ranked
-            if (r := rows.get(rowid)) is not None
-        ]
+            return self._fetch_ranked(ranked, "chunks")
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:
