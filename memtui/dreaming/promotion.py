@@ -60,11 +60,13 @@ def list_candidates(
     min_recall_count: int = 3,
     min_unique_queries: int = 2,
     include_promoted: bool = False,
+    include_rejected: bool = False,
     max_age_days: float | None = None,
     recency_half_life_days: float = 14.0,
     limit: int | None = None,
 ) -> list[Candidate]:
-    """Eligible promotion candidates of the workspace, best first, each with components and evidence."""
+    """Promotion candidates of the workspace, best first, each with components and evidence; eligible
+    ones only unless `include_rejected` (then every entry, with the gates it fails in `rejected`)."""
     options = RankOptions(
         min_score=min_score,
         min_recall_count=min_recall_count,
@@ -72,6 +74,7 @@ def list_candidates(
         max_age_days=max_age_days,
         recency_half_life_days=recency_half_life_days,
         include_promoted=include_promoted,
+        include_rejected=include_rejected,
         limit=limit,
     )
     store = load_recall_store(workspace_dir)

@@ -129,6 +129,7 @@ class RankOptions:
     max_age_days: float | None = None
     recency_half_life_days: float = 14.0
     include_promoted: bool = False
+    include_rejected: bool = False
     limit: int | None = None
     weights: dict[str, float] | None = None
 
@@ -259,8 +260,9 @@ def score_entry(
 def rank_entries(
     entries: dict[str, RecallEntry], signals: dict[str, PhaseSignal], now: datetime, options: RankOptions
 ) -> list[Candidate]:
-    """Eligible candidates, best first (score, then recallCount, then path), cut to `limit`."""
+    """Eligible candidates (all of them, each with its failed gates, with `include_rejected`), best first
+    (score, then recallCount, then path), cut to `limit`."""
     scored = [score_entry(entry, signals.get(key), now, options) for key, entry in entries.items()]
-    eligible = [c for c in scored if not c.rejected]
+    eligible = [c for c in scored if not c.rejected or options.include_rejected]
     eligible.sort(key=lambda c: (-c.score, -c.recall_count, c.path))
     return eligible if options.limit is None else eligible[: max(0, options.limit)]

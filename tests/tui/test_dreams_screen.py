@@ -20,6 +20,9 @@ async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_ap
     for offset, query in enumerate(("redis eviction", "noeviction fix", "checkout latency")):
         record_search_hits(workspace, query, [("memory/2026-04-28.md", 4, 4, 0.9, line, "memory")],
                            now=NOW - timedelta(hours=3 - offset))
+    record_search_hits(workspace, "temporal export", [("memory/2026-04-29.md", 3, 3, 0.8,
+                                                       "- Decided to move the nightly export job", "memory")],
+                       now=NOW - timedelta(hours=1))
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
         app.browser.focus()
@@ -28,9 +31,15 @@ async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_ap
         screen = app.screen
         assert isinstance(screen, DreamsScreen)
         table = screen.query_one("#dreams-table", DataTable)
-        assert table.row_count == 1
-        assert str(table.get_cell_at((0, 1))) == "3"
-        assert str(table.get_cell_at((0, 3))) == "memory/2026-04-28.md:4-4"
+        assert table.row_count == 2
+        rows = {str(table.get_cell_at((r, 3))): r for r in range(2)}
+        weak = rows["memory/2026-04-29.md:3-3"]
+        assert "signals 1 < minRecallCount 3" in str(table.get_cell_at((weak, 4)))
+        table.move_cursor(row=rows["memory/2026-04-28.md:4-4"])
+        await pilot.pause()
+        assert str(table.get_cell_at((rows["memory/2026-04-28.md:4-4"], 1))) == "3"
+        detail = str(screen.query_one("#dreams-detail").render())
+        assert "×frequency" in detail and "evidence 3 recalls" in detail
         await pilot.press("p")
         await pilot.pause()
     memory = (workspace / "MEMORY.md").read_text(encoding="utf-8")

@@ -46,10 +46,10 @@ class DreamsScreen(Screen[None]):
         table = self.query_one("#dreams-table", DataTable)
         for label in ("score", "recalls", "queries", "source", "state"):
             table.add_column(label, key=label)
-        self.candidates = list_candidates(self.workspace_dir, now=self.now, min_score=0.0, min_recall_count=0,
-                                          min_unique_queries=0, include_promoted=True)
+        self.candidates = list_candidates(self.workspace_dir, now=self.now, include_promoted=True,
+                                          include_rejected=True)
         for candidate in self.candidates:
-            state = "promoted" if candidate.promoted_at else ", ".join(candidate.rejected) or "eligible"
+            state = "promoted" if candidate.promoted_at else "; ".join(candidate.rejected) or "eligible"
             table.add_row(Text(f"{candidate.score:.3f}", justify="right"), Text(str(candidate.recall_count)),
                           Text(str(candidate.unique_queries)), Text(candidate.source), Text(state),
                           key=candidate.key)
@@ -68,7 +68,7 @@ class DreamsScreen(Screen[None]):
     def _highlighted(self, _event: DataTable.RowHighlighted) -> None:
         candidate = self._selected()
         if candidate is not None:
-            self.query_one("#dreams-detail", Static).update(Text(candidate.snippet))
+            self.query_one("#dreams-detail", Static).update(_detail(candidate))
 
     def action_promote(self) -> None:
         """Promote the highlighted candidate into MEMORY.md."""
@@ -93,3 +93,21 @@ class DreamsScreen(Screen[None]):
     def action_cursor_up(self) -> None:
         """Up."""
         self.query_one("#dreams-table", DataTable).action_cursor_up()
+
+
+def _detail(candidate: Candidate) -> Text:
+    """The candidate's score breakdown (§12.5 components × weights, phase boost), evidence and snippet."""
+    text = Text()
+    parts = vars(candidate.components)
+    text.append("score ", style="bold")
+    text.append(" + ".join(f"{candidate.weights.get(name, 0):.2f}×{name} {value:.3f}" for name, value in parts.items()))
+    text.append(f" + boost {candidate.phase_boost.total:.3f} = {candidate.score:.3f}\n")
+    text.append("evidence ", style="bold")
+    text.append(f"{candidate.recall_count} recalls · {candidate.daily_count} daily · {candidate.grounded_count} "
+                f"grounded · {candidate.unique_queries} queries · days {', '.join(candidate.recall_days) or '-'} · "
+                f"avg {candidate.avg_score:.3f} · age {candidate.age_days:.1f} d\n")
+    if candidate.rejected:
+        text.append("not eligible ", style="bold")
+        text.append("; ".join(candidate.rejected) + "\n")
+    text.append("\n" + candidate.snippet)
+    return text
