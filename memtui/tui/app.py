@@ -133,7 +133,6 @@ class MemtuiApp(App[int]):
                         yield TracePanel(id="trace")
                     with TabPane("File", id="tab-file"):
                         yield FileViewer(id="viewer")
-            yield TuningPanel(self.tuning, id="tuning")
         yield IndexStatusBar(id="status-bar")
         yield Footer()
 
@@ -162,7 +161,6 @@ class MemtuiApp(App[int]):
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         self.query_one("#search-row", Horizontal).border_title = "Search"
-        self.query_one("#tuning", TuningPanel).display = False
         self.refresh_browser()
         self.refresh_status()
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
@@ -479,11 +477,18 @@ class MemtuiApp(App[int]):
 
     def action_toggle_tuning(self) -> None:
         """Show or hide the tuning panel."""
-        panel = self.query_one("#tuning", TuningPanel)
-        panel.display = not panel.display
-        self.query_one("#body", Horizontal).set_class(panel.display, "-tuning")
+        body = self.query_one("#body", Horizontal)
+        panels = self.query("#tuning").results(TuningPanel)
+        panel = next(panels, None)
+        if panel is None:
+            # Built on first use: it is the costliest widget, and most sessions never open it.
+            panel = TuningPanel(self.tuning, id="tuning")
+            body.mount(panel)
+        else:
+            panel.display = not panel.display
+        body.set_class(panel.display, "-tuning")
         if panel.display:
-            panel.query_one("#tune-vector", Input).focus()
+            self.call_after_refresh(lambda: panel.query_one("#tune-vector", Input).focus())
 
     @on(TuningPanel.Changed)
     def _tuning_changed(self, message: TuningPanel.Changed) -> None:
@@ -498,12 +503,13 @@ class MemtuiApp(App[int]):
 
     def action_reset_tuning(self) -> None:
         """Back to the configured values."""
-        panel = self.query_one("#tuning", TuningPanel)
-        shown = panel.display
-        panel.remove()
-        fresh = TuningPanel(self.configured_tuning, id="tuning")
-        self.query_one("#body", Horizontal).mount(fresh)
-        fresh.display = shown
+        panel = next(self.query("#tuning").results(TuningPanel), None)
+        if panel is not None:
+            shown = panel.display
+            panel.remove()
+            fresh = TuningPanel(self.configured_tuning, id="tuning")
+            self.query_one("#body", Horizontal).mount(fresh)
+            fresh.display = shown
         self.set_tuning(self.configured_tuning)
         self.notify("Tuning reset to the configured values")
 
