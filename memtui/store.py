@@ -142,6 +142,9 @@ class Store:
             self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
         else:
             self._ensure_schema()
+            if self.revision() is None:
+                with self.lock, self.conn:
+                    self._bump_revision()
         self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
 
     # -- schema -----------------------------------------------------------------------------
