@@ -26,7 +26,8 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
                                 f"{response.text_weight:.2f}×text {_fmt(hit.text_score)} = {_fmt(hit.base_score)}"))
     else:
         rows.append(("formula", f"{response.mode}: base score {_fmt(hit.base_score)}"))
-    rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}"
+    how = f" ({response.text_normalization})" if response.text_normalization else ""
+    rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}{how}"
                  if hit.text_rank is not None else "not a keyword candidate"))
     if response.mode != "fts-only":
         rows.append(("vector list", f"#{hit.vector_rank} · cosine {_fmt(hit.vector_score)}"
