@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from memtui.config import PROFILES
@@ -22,6 +23,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     sci.add_argument("--queries", required=True, metavar="FILE", help="queries JSONL (e.g. queries-train.jsonl)")
     sci.add_argument("--qrels", required=True, metavar="FILE", help="qrels TSV (e.g. qrels/train.tsv)")
     sci.add_argument("--limit", type=int, metavar="N", help="score only the first N judged queries")
+    sci.add_argument("--keep", type=Path, metavar="DIR",
+                     help="index in DIR and keep it, so later runs reuse its embedding cache (hybrid runs)")
     _common(sci)
     sci.set_defaults(func=run_scifact_command)
 
@@ -103,6 +106,7 @@ def run_scifact_command(args: argparse.Namespace) -> int:
         provider=_provider(args),
         limit=args.limit,
         progress=lambda d, t: _progress("scifact", d, t),
+        keep=args.keep,
     )
     if args.json:
         _print_json(report)

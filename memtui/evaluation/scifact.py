@@ -8,6 +8,7 @@ its best rank. Queries without qrels are not scored. The main keys rank by the r
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import tempfile
@@ -139,8 +140,10 @@ def run_scifact(
     provider: str = "none",
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, Any]:
-    """Index the corpus in a fresh temporary workspace and score every judged query."""
+    """Index the corpus in a fresh temporary workspace (or in `keep`, reused across runs so embeddings are
+    cached) and score every judged query."""
     judged = load_qrels(qrels)
     todo = [(qid, text) for qid, text in load_queries(queries) if qid in judged]
     if limit is not None:
@@ -152,10 +155,11 @@ def run_scifact(
     started = time.perf_counter()
     scores: dict[tuple[str, bool], list[float]] = {}
     zero_hit = 0
-    with tempfile.TemporaryDirectory(prefix="memtui-scifact-") as tmp:
-        workspace = Path(tmp) / "workspace"
+    with contextlib.ExitStack() as stack:
+        root = keep or Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="memtui-scifact-")))
+        workspace = root / "workspace"
         documents = build_workspace(corpus, workspace)
-        env = fresh_env(Path(tmp) / "state", workspace, profile, provider)
+        env = fresh_env(root / "state", workspace, profile, provider)
         with open_manager(env) as mgr:
             t0 = time.perf_counter()
             mgr.sync(force=True)
