@@ -13,11 +13,18 @@ from typing import Any
 from memtui.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
-from memtui.errors import ProviderError
+from memtui.errors import PathError, ProviderError
 from memtui.issues import FileIssue
 from memtui.jsonutil import js_stringify, sha256_hex
 from memtui.store import ChunkRow, Store
-from memtui.workspace import list_memory_files, resolve_extra_path
+from memtui.workspace import (
+    ROOT_MEMORY_FILE,
+    MemoryFile,
+    canonical_root_memory,
+    is_allowed_memory_path,
+    list_memory_files,
+    resolve_extra_path,
+)
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
 
@@ -178,9 +185,27 @@ class Indexer:
             chunks = split_for_embedding(chunks, self.provider.max_input_tokens)
         return chunks
 
-    def _memory_documents(self, issues: list[FileIssue]) -> list[tuple[str, Callable[[], _Document | None]]]:
+    def _listed(self, only: set[str] | None) -> list[MemoryFile]:
+        """The memory files, or just those of `only` that the listing rules would include (no tree walk)."""
+        if only is None:
+            return list_memory_files(self.workspace_dir, self.settings.extra_paths)
+        files = []
+        for rel in sorted(only):
+            try:
+                target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.extra_paths)
+            except PathError:
+                continue
+            if rel.lower() == "dreams.md" or not target.is_file():
+                continue
+            if rel == ROOT_MEMORY_FILE and canonical_root_memory(self.workspace_dir) is None:
+                continue
+            files.append(MemoryFile(target, rel))
+        return files
+
+    def _memory_documents(self, issues: list[FileIssue],
+                          only: set[str] | None = None) -> list[tuple[str, Callable[[], _Document | None]]]:
         loaders: list[tuple[str, Callable[[], _Document | None]]] = []
-        for memory_file in list_memory_files(self.workspace_dir, self.settings.extra_paths):
+        for memory_file in self._listed(only):
 
             def load(mf: Any = memory_file) -> _Document | None:
                 read = self._read_markdown(mf.abs_path, mf.rel_path, issues)
@@ -195,15 +220,18 @@ class Indexer:
     # -- sync -------------------------------------------------------------------------------
 
     def sync(self, store: Store, *, reason: str, full: bool, progress: ProgressCallback | None = None,
-             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None) -> SyncReport:
-        """Bring `store` up to date. With `full`, every file is rewritten (store is fresh)."""
+             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None,
+             memory_paths: set[str] | None = None) -> SyncReport:
+        """Bring `store` up to date. With `full`, every file is rewritten (store is fresh); `memory_paths`
+        and `session_files` limit the sync to those files (others are neither read nor deleted)."""
         started = time.perf_counter()
         report = SyncReport(reason=reason, full=full)
         emit = progress or (lambda _p: None)
         model = model_name(self.provider)
         memory_items: list[tuple[str, Callable[[], _Document | None], str]] = []
-        if "memory" in self.settings.sources:
-            memory_items = [(rel, loader, "memory") for rel, loader in self._memory_documents(report.issues)]
+        if "memory" in self.settings.sources and memory_paths != set():
+            memory_items = [(rel, loader, "memory")
+                            for rel, loader in self._memory_documents(report.issues, memory_paths)]
         session_items = self._session_items(report.issues, session_files) if "sessions" in self.settings.sources \
             else []
         items = memory_items + session_items
@@ -235,7 +263,8 @@ class Indexer:
                     continue
                 if source == "sessions" and session_files is not None:
                     continue
-                stale = [p for p in paths if p not in seen[source]]
+                scope = memory_paths if source == "memory" else None
+                stale = [p for p in paths if p not in seen[source] and (scope is None or p in scope)]
                 if stale:
                     report.files_deleted += store.delete_files(stale, source)
         report.elapsed_ms = (time.perf_counter() - started) * 1000

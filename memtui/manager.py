@@ -75,7 +75,7 @@ class MemoryManager:
         self.store = self._open_store()
         self.fast = FastSearch()
         self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
-        self._sync_queue: list[tuple[str, tuple[Path, ...] | None]] = []
+        self._sync_queue: list[_SyncRequest] = []
         self._sync_thread: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._warm_sessions: set[str] = set()
@@ -153,8 +153,13 @@ class MemoryManager:
         return self.provider.dims or self.store.vector_dims()
 
     def sync(self, *, force: bool = False, reason: str = "cli", progress: ProgressCallback | None = None,
-             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None) -> SyncReport:
-        """Bring the index up to date: incremental, or a safe full rebuild when forced or the meta changed."""
+             should_stop: Callable[[], bool] | None = None, session_files: list[Path] | None = None,
+             memory_paths: set[str] | None = None) -> SyncReport:
+        """Bring the index up to date: incremental, or a safe full rebuild when forced or the meta changed.
+
+        `memory_paths` limits an incremental sync to those memory files (the watcher's changed paths);
+        `session_files` to those transcripts.
+        """
         if self.env.read_only:
             raise StoreError(f"index {self.env.store_path} is open read-only; sync is not allowed")
         with self._write_lock, _FileLock(Path(f"{self.env.store_path}.lock")):
@@ -167,7 +172,7 @@ class MemoryManager:
 
             try:
                 report = self._sync_locked(force=force, reason=reason, progress=relay, should_stop=should_stop,
-                                           session_files=session_files)
+                                           session_files=session_files, memory_paths=memory_paths)
             except Exception as exc:
                 self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
                 raise
@@ -178,7 +183,8 @@ class MemoryManager:
             return report
 
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
-                     should_stop: Callable[[], bool] | None, session_files: list[Path] | None) -> SyncReport:
+                     should_stop: Callable[[], bool] | None, session_files: list[Path] | None,
+                     memory_paths: set[str] | None) -> SyncReport:
         while True:
             indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir)
             existing = self.store.read_meta()
@@ -188,7 +194,8 @@ class MemoryManager:
             try:
                 if why_full is None:
                     report = indexer.sync(self.store, reason=reason, full=False, progress=progress,
-                                          should_stop=should_stop, session_files=session_files)
+                                          should_stop=should_stop, session_files=session_files,
+                                          memory_paths=memory_paths)
                     self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
                     self._prune_cache()
                     return report
@@ -263,15 +270,18 @@ class MemoryManager:
         self.provider_reason = selection.reason or reason
         self.fallback = {"from": failed, "reason": reason}
 
-    def request_sync(self, reason: str, *, session_files: list[Path] | None = None) -> None:
-        """Queue a sync on the background indexing thread (one at a time; repeated requests coalesce)."""
+    def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
+                     memory_paths: set[str] | None = None) -> None:
+        """Queue a sync on the background indexing thread (one at a time). A queued unscoped sync covers
+        every later request; scoped ones (`session_files`, `memory_paths`) queue in order."""
         if self.env.read_only:
             return
-        entry = (reason, tuple(session_files) if session_files is not None else None)
+        request = _SyncRequest(reason, tuple(session_files) if session_files is not None else None,
+                               frozenset(memory_paths) if memory_paths is not None else None)
         with self._queue_lock:
-            if entry[1] is None and any(files is None for _, files in self._sync_queue):
+            if any(queued.unscoped for queued in self._sync_queue):
                 return
-            self._sync_queue.append(entry)
+            self._sync_queue.append(request)
             if self._sync_thread is not None and self._sync_thread.is_alive():
                 return
             self._sync_thread = threading.Thread(target=self._drain_syncs, name="memtui-sync", daemon=True)
@@ -283,10 +293,12 @@ class MemoryManager:
                 if not self._sync_queue:
                     self._sync_thread = None
                     return
-                reason, files = self._sync_queue.pop(0)
+                request = self._sync_queue.pop(0)
             try:
-                self.sync(reason=reason, session_files=list(files) if files is not None else None)
-            except Exception:
+                self.sync(reason=request.reason,
+                          session_files=list(request.session_files) if request.session_files is not None else None,
+                          memory_paths=set(request.memory_paths) if request.memory_paths is not None else None)
+            except Exception:  # reported to listeners through the "failed" event
                 continue
 
     def wait_idle(self, timeout: float | None = None) -> bool:
@@ -438,6 +450,17 @@ class MemoryManager:
     def missing_paths(self) -> list[str]:
         """Configured extra paths that do not exist (status issues)."""
         return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
+
+
+@dataclass(frozen=True)
+class _SyncRequest:
+    reason: str
+    session_files: tuple[Path, ...] | None
+    memory_paths: frozenset[str] | None
+
+    @property
+    def unscoped(self) -> bool:
+        return self.session_files is None and self.memory_paths is None
 
 
 class _Cancelled(Exception):

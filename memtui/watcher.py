@@ -75,7 +75,10 @@ class MemoryWatcher:
         settings = manager.settings
         self.workspace = manager.env.workspace_dir
         delay = (settings.sync.watch_debounce_ms if debounce_ms is None else debounce_ms) / 1000
-        self._memory_debounce = _Debouncer(delay, lambda: manager.request_sync("watch"))
+        self._memory_debounce = _Debouncer(delay, self._flush_memory)
+        self._changed: set[str] = set()
+        self._changed_all = False
+        self._changed_lock = threading.Lock()
         self._session_debounce = _Debouncer(session_debounce_s, self._flush_sessions)
         self._observer: Observer | None = None
         self._interval: threading.Timer | None = None
@@ -111,9 +114,23 @@ class MemoryWatcher:
         return any(target == extra or (extra.is_dir() and extra in target.parents) for extra in self._extras)
 
     def _on_memory_change(self, path: str) -> None:
+        rel = rel_path(self.workspace, Path(path))
+        with self._changed_lock:
+            if path.endswith(".md") and not os.path.isdir(path):
+                self._changed.add(rel)
+            else:
+                self._changed_all = True  # a directory moved or vanished: rescan everything
         self.manager.dirty = True
-        self.manager.emit(IndexEvent("file-changed", reason="watch", paths=(rel_path(self.workspace, Path(path)),)))
+        self.manager.emit(IndexEvent("file-changed", reason="watch", paths=(rel,)))
         self._memory_debounce.poke()
+
+    def _flush_memory(self) -> None:
+        """Debounce fired: sync just the changed files (or everything after a directory event)."""
+        with self._changed_lock:
+            paths = None if self._changed_all else set(self._changed)
+            self._changed.clear()
+            self._changed_all = False
+        self.manager.request_sync("watch", memory_paths=paths)
 
     def _accept_session(self, path: str) -> bool:
         return path.endswith(".jsonl") and not os.path.islink(path)
@@ -133,7 +150,7 @@ class MemoryWatcher:
             return
         files = self._tracker.take_dirty()
         if files:
-            self.manager.request_sync("session-delta", session_files=sorted(files))
+            self.manager.request_sync("session-delta", session_files=sorted(files), memory_paths=set())
 
     # -- lifecycle --------------------------------------------------------------------------
 

@@ -209,3 +209,14 @@ def test_shrunk_transcript_is_reindexed(live_sessions: tuple[MemoryManager, Reco
     recorder.wait_sync("session-delta")
     assert _search_paths(manager, "axolotls")[0] == "sessions/s1.jsonl"
     assert _search_paths(manager, "chatter") == []
+
+
+def test_watch_sync_reads_only_the_changed_file(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                                workspace: Path) -> None:
+    manager, _watcher, recorder = live
+    (workspace / "memory" / "2026-11-28.md").write_text("# 2026-11-28\n\n- vermilion rollback\n", encoding="utf-8")
+    event = recorder.wait_sync()
+    assert event.report is not None
+    assert (event.report.files_total, event.report.files_changed) == (1, 1)
+    assert _search_paths(manager, "vermilion") == ["memory/2026-11-28.md"]
+    assert _search_paths(manager, "redis session cache")[0] == "memory/2026-11-27.md"
