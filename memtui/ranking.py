@@ -125,17 +125,6 @@ def mmr_order(scores: Sequence[float], texts: Sequence[str], lambda_: float) -> 
     return selected
 
 
-def cosine_similarity(a: Sequence[float], b: Sequence[float]) -> float:
-    """dot/(‖a‖‖b‖) over the shorter length; 0 when either norm is 0."""
-    length = min(len(a), len(b))
-    dot = sum(a[i] * b[i] for i in range(length))
-    norm_a = math.sqrt(sum(a[i] * a[i] for i in range(length)))
-    norm_b = math.sqrt(sum(b[i] * b[i] for i in range(length)))
-    if norm_a == 0 or norm_b == 0:
-        return 0.0
-    return dot / (norm_a * norm_b)
-
-
 def fallback_boost(fts_score: float, query_terms: Sequence[str], text: str, path: str) -> float:
     """OpenClaw FTS-only `boostFallbackRanking` (§4.7).
 

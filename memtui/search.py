@@ -24,6 +24,7 @@ from memtui.fts_query import (
     KeywordQuery,
     build_and_query,
     build_or_query,
+    contains_short_cjk,
     extract_keywords,
     single_term_query,
 )
@@ -220,10 +221,26 @@ class Searcher:
         try:
             if self.profile == "memtui" and self.store.has_stemmed_index:
                 return self.store.stemmed_search(match, limit, model=model, sources=sources), False
+            if self.store.fts_tokenizer == "trigram":
+                return self._trigram_keyword(match, limit, sources, model, terms), False
             return self.store.keyword_search(match, limit, model=model, sources=sources), False
         except DriverError:
             rows = self.store.like_search(list(terms), limit, model=model, sources=sources)
             return [(row, 0.0) for row in rows], True
+
+    def _trigram_keyword(self, match: str, limit: int, sources: list[str], model: str | None,
+                         terms: Sequence[str]) -> list[tuple[ChunkRow, float]]:
+        """`planKeywordSearch` (§4.2): CJK/kana/Hangul tokens under 3 code points cannot match a trigram
+        index, so they are required with LIKE and the other tokens go into MATCH."""
+        short = [t for t in terms if contains_short_cjk(t)]
+        if not short:
+            return self.store.keyword_search(match, limit, model=model, sources=sources)
+        rest = [t for t in terms if t not in short]
+        if not rest:
+            return [(row, 0.0) for row in self.store.like_search(short, limit, model=model, sources=sources)]
+        operator = " OR " if " OR " in match else " AND "
+        rest_match = operator.join(single_term_query(t) for t in rest)
+        return self.store.keyword_search(rest_match, limit, model=model, sources=sources, like_terms=short)
 
     # -- FTS-only ---------------------------------------------------------------------------
 

@@ -36,3 +36,20 @@ def test_memtui_profile_matches_word_forms_openclaw_does_not(make_env: Callable[
         hits = manager.search("payments webhooks", min_score=0.0, profile="memtui").results
         assert hits[0].path == "memory/2026-11-28.md"
         assert manager.search("payments webhooks", min_score=0.0, profile="openclaw").results == []
+
+
+def test_trigram_index_requires_short_cjk_tokens_with_like(make_env: Callable[..., AgentEnv], tmp_path,
+                                                           workspace) -> None:
+    """§4.2 planKeywordSearch: a 2-character CJK token cannot match a trigram index, so it is a LIKE filter."""
+    (workspace / "memory" / "2026-11-26.md").write_text("# 2026-11-26\n\n- 東京 office moves to Shibuya\n",
+                                                         encoding="utf-8")
+    (workspace / "memory" / "2026-11-25.md").write_text("# 2026-11-25\n\n- Osaka office stays put\n",
+                                                         encoding="utf-8")
+    config = tmp_path / "openclaw.json"
+    config.write_text('{agents: {defaults: {memorySearch: {store: {fts: {tokenizer: "trigram"}}}}}}', encoding="utf-8")
+    with MemoryManager(make_env(config=str(config))) as manager:
+        manager.sync()
+        assert [h.path for h in manager.search("東京 office", min_score=0.0, profile="openclaw").results] \
+            == ["memory/2026-11-26.md"]
+        assert [h.path for h in manager.search("東京", min_score=0.0, profile="openclaw").results] \
+            == ["memory/2026-11-26.md"]
