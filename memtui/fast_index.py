@@ -13,6 +13,7 @@ import json
 import math
 import re
 import threading
+import time
 import unicodedata
 from array import array
 from collections import Counter
@@ -37,6 +38,7 @@ _BATCH = 5000
 # Building costs more than one FTS5 search at every size measured (benchmarks/bench_scale.py), so by
 # default the index is built on a background thread from the second search of a process on (a
 # one-shot CLI search never pays for it) and FTS5 answers until it is ready.
+QUIET_S = 2.0
 SYNC_BUILD_CHUNKS = 0
 
 
@@ -323,8 +325,11 @@ class FastSearch:
     Stores of up to `sync_build_chunks` chunks are (re)built inside the search that needs it.
     """
 
-    def __init__(self, sync_build_chunks: int = SYNC_BUILD_CHUNKS):
+    def __init__(self, sync_build_chunks: int = SYNC_BUILD_CHUNKS, quiet_s: float = QUIET_S):
         self.sync_build_chunks = sync_build_chunks
+        self.quiet_s = quiet_s
+        self._revision_seen: str | None = None
+        self._revision_since = 0.0
         self._index: FastIndex | None = None
         self._store: Store | None = None
         self._lock = threading.Lock()
@@ -345,8 +350,14 @@ class FastSearch:
                 return index
             self._misses += 1
             self._index = None  # never served again; let its memory go before the rebuild
+            now = time.monotonic()
+            if revision != self._revision_seen:
+                self._revision_seen, self._revision_since = revision, now
             if not self.sync_build_chunks or store.chunk_count() > self.sync_build_chunks:
-                if self._misses > 1 and (self._building is None or not self._building.is_alive()):
+                # Background rebuilds wait for the index to be quiet, so a burst of edits (and the syncs
+                # they trigger) does not compete with a rebuild that the next edit makes stale anyway.
+                quiet = now - self._revision_since >= self.quiet_s
+                if self._misses > 1 and quiet and (self._building is None or not self._building.is_alive()):
                     self._building = threading.Thread(target=self._build, args=(store, vectors),
                                                       name="memtui-fast-index", daemon=True)
                     self._building.start()

@@ -181,6 +181,7 @@ def test_multi_token_term_is_answered_by_fts5(notes_env: Callable[..., AgentEnv]
 def test_fts5_answers_until_the_background_build_is_ready(notes_env: Callable[..., AgentEnv]) -> None:
     env = notes_env()
     with MemoryManager(env) as manager:
+        manager.fast.quiet_s = 0.0
         manager.sync()
         # The first search of a process (a one-shot CLI call) never starts a build.
         expected = _paths(manager, "grafana billing")
@@ -198,6 +199,19 @@ def test_fts5_answers_until_the_background_build_is_ready(notes_env: Callable[..
         rebuilt = manager.fast.current(manager.store, vectors=False)
         assert rebuilt is not None and rebuilt is not index
         assert "memory/2026-10-09.md" in _paths(manager, "grafana billing panel")
+
+
+def test_no_background_rebuild_while_edits_keep_coming(notes_env: Callable[..., AgentEnv]) -> None:
+    """Within the quiet period after a write the accelerator is not rebuilt (FTS5 answers, fresh)."""
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast.quiet_s = 60.0
+        manager.sync()
+        for _ in range(3):
+            assert manager.fast.current(manager.store, vectors=False) is None
+        manager.fast.wait(5)
+        assert manager.fast.current(manager.store, vectors=False) is None
+        assert _paths(manager, "grafana billing")
 
 
 def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:
