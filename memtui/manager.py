@@ -53,10 +53,38 @@ class IndexEvent:
 Listener = Callable[[IndexEvent], None]
 
 
-class MemoryManager:
+class EventHub:
+    """Thread-safe IndexEvent subscriptions, shared by the builtin and the QMD managers."""
+
+    def __init__(self) -> None:
+        self._listeners: list[Listener] = []
+        self._listeners_lock = threading.Lock()
+
+    def subscribe(self, listener: Listener) -> Callable[[], None]:
+        """Call `listener` for every IndexEvent (from whatever thread emits it); returns an unsubscribe."""
+        with self._listeners_lock:
+            self._listeners.append(listener)
+
+        def unsubscribe() -> None:
+            with self._listeners_lock:
+                if listener in self._listeners:
+                    self._listeners.remove(listener)
+
+        return unsubscribe
+
+    def emit(self, event: IndexEvent) -> None:
+        """Deliver an event to every listener."""
+        with self._listeners_lock:
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener(event)
+
+
+class MemoryManager(EventHub):
     """Owns an agent's index: provider, store, sync, search, tools and status."""
 
     def __init__(self, env: AgentEnv, *, provider: EmbeddingProvider | None = _UNSET):
+        super().__init__()
         self.env = env
         self.settings: MemorySearchSettings = env.settings
         self.requested_provider = env.requested_provider
@@ -69,8 +97,6 @@ class MemoryManager:
             self.provider = provider
             self.provider_source = "injected"
         self._write_lock = threading.Lock()
-        self._listeners: list[Listener] = []
-        self._listeners_lock = threading.Lock()
         self.last_sync: SyncReport | None = None
         self.store = self._open_store()
         self.fast = FastSearch()
@@ -115,27 +141,6 @@ class MemoryManager:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    # -- events -----------------------------------------------------------------------------
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener` for every IndexEvent (from whatever thread emits it); returns an unsubscribe."""
-        with self._listeners_lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._listeners_lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def emit(self, event: IndexEvent) -> None:
-        """Deliver an event to every listener."""
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(event)
 
     # -- sync -------------------------------------------------------------------------------
 

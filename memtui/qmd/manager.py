@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.agent import AgentEnv
-from memtui.manager import IndexEvent, Listener, MemoryManager
+from memtui.manager import EventHub, IndexEvent, MemoryManager
 from memtui.qmd.collections import SESSIONS_SOURCE, Collection, build_collections, export_sessions
 from memtui.qmd.parser import (
     MappedHit,
@@ -44,11 +44,12 @@ _UNKNOWN_FLAG = ("unknown option", "unknown flag", "unknown argument", "unrecogn
 log = logging.getLogger(__name__)
 
 
-class QmdMemoryManager:
+class QmdMemoryManager(EventHub):
     """The QMD backend with the builtin `MemoryManager` as its fallback; same surface as `MemoryManager`."""
 
     def __init__(self, env: AgentEnv, *, settings: QmdSettings | None = None,
                  clock: Callable[[], float] = time.monotonic):
+        super().__init__()
         self.env = env
         self.settings = env.settings
         self.qmd = settings or resolve_qmd_settings(env.raw)
@@ -66,7 +67,6 @@ class QmdMemoryManager:
         self._ready = False
         self._builtin: MemoryManager | None = None
         self._lock = threading.RLock()
-        self._listeners: list[Listener] = []
         self._sync_thread: threading.Thread | None = None
         self._sync_pending = threading.Event()
 
@@ -90,16 +90,6 @@ class QmdMemoryManager:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener` for every IndexEvent; returns an unsubscribe."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
-    def emit(self, event: IndexEvent) -> None:
-        """Deliver an event to every listener."""
-        for listener in list(self._listeners):
-            listener(event)
 
     # -- qmd calls --------------------------------------------------------------------------
 
