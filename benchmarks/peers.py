@@ -119,18 +119,33 @@ def _parse_json(stdout: str, what: str) -> object:
 
 
 class QmdRunner:
-    """QMD 2.8.3 keyword search: `collection add` then `search` (AND of prefix terms) or the lex query."""
+    """QMD 2.8.3: `collection add`, then `search` (AND of prefix terms), the lex query, or, with a local GGUF
+    embedding model (`QMD_EMBED_MODEL`) and `embed()`, `vsearch` and the typed `lex:`+`vec:` hybrid query
+    (RRF, no expansion, no rerank: the only hybrid form that runs offline)."""
 
     name = "qmd"
+    MODES = ("search", "lex", "vsearch", "hybrid")
 
-    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, lex: bool = False):
+    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, lex: bool = False,
+                 embed_model: Path | None = None):
         if binaries.node is None or binaries.qmd is None:
             raise PeerError("QMD is not installed (bash benchmarks/install_peers.sh qmd)")
         self.cmd = [str(binaries.node), str(binaries.qmd), "--index", "bench"]
         self.env = _base_env(scratch / "qmd-home", binaries.node)
+        if embed_model is not None:
+            self.env["QMD_EMBED_MODEL"] = str(embed_model)
         self.timeout = timeout
-        self.lex = lex
+        self.mode = "lex" if lex else "search"
         self.workspace: Path | None = None
+
+    @property
+    def lex(self) -> bool:
+        """Whether searches use the typed lex query."""
+        return self.mode == "lex"
+
+    @lex.setter
+    def lex(self, value: bool) -> None:
+        self.mode = "lex" if value else "search"
 
     def version(self) -> str:
         """`qmd --version`."""
@@ -143,16 +158,26 @@ class QmdRunner:
         _, seconds = _run(cmd, self.env, timeout or self.timeout * 20)
         return seconds
 
+    def embed(self, timeout: float) -> float:
+        """`qmd embed` with the configured local model; returns wall seconds."""
+        if "QMD_EMBED_MODEL" not in self.env:
+            raise PeerError("qmd embed needs a local GGUF model (embed_model=...); it would try to download one")
+        _, seconds = _run([*self.cmd, "embed"], self.env, timeout, cwd=self.workspace)
+        return seconds
+
     def search(self, query: str, k: int) -> PeerSearch:
-        """Top-k hits of `qmd search` (or `qmd query 'lex: …' --no-rerank` when lex)."""
+        """Top-k hits of the current `mode`."""
         if self.workspace is None:
             raise PeerError("index a workspace first")
-        args = ["query", "lex: " + " ".join(query.split()), "--no-rerank"] if self.lex else ["search", query]
+        flat = " ".join(query.split())
+        args = {"search": ["search", query], "lex": ["query", f"lex: {flat}", "--no-rerank"],
+                "vsearch": ["vsearch", query], "hybrid": ["query", f"lex: {flat}\nvec: {flat}", "--no-rerank"],
+                }[self.mode]
         stdout, seconds = _run(self.cmd + args + ["--json", "-n", str(k), "--full-path"], self.env,
                                self.timeout, cwd=self.workspace)
-        rows = _parse_json(stdout, "qmd search")
+        rows = _parse_json(stdout, f"qmd {self.mode}")
         if not isinstance(rows, list):
-            raise PeerError(f"qmd search: expected a JSON list, got {type(rows).__name__}")
+            raise PeerError(f"qmd {self.mode}: expected a JSON list, got {type(rows).__name__}")
         return PeerSearch([self._hit(row) for row in rows[:k]], seconds)
 
     def _hit(self, row: dict) -> Hit:
@@ -170,11 +195,13 @@ class QmdRunner:
 
 
 class OpenClawRunner:
-    """OpenClaw 2026.9.6 `memory index --force` / `memory search --json` in FTS-only mode (provider none)."""
+    """OpenClaw 2026.9.6 `memory index --force` / `memory search --json`: FTS-only (provider none) or, with
+    `embeddings_url`, hybrid through its `openai` provider pointed at an OpenAI-compatible endpoint."""
 
     name = "openclaw"
 
-    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 120.0):
+    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 120.0,
+                 embeddings_url: str | None = None, embeddings_model: str = "all-MiniLM-L6-v2"):
         if binaries.node is None or binaries.openclaw is None:
             raise PeerError("OpenClaw is not installed (bash benchmarks/install_peers.sh openclaw)")
         self.cmd = [str(binaries.node), str(binaries.openclaw)]
@@ -183,6 +210,8 @@ class OpenClawRunner:
         self.env: dict[str, str] | None = None
         self.node = binaries.node
         self.runs = 0
+        self.embeddings_url = embeddings_url
+        self.embeddings_model = embeddings_model
 
     def version(self) -> str:
         """`openclaw --version`."""
@@ -197,8 +226,11 @@ class OpenClawRunner:
         state = home / "state"
         state.mkdir(parents=True, exist_ok=True)
         self.env["OPENCLAW_STATE_DIR"] = str(state)
-        config = {"agents": {"defaults": {"workspace": str(workspace.resolve())}},
-                  "memory": {"search": {"provider": "none", "sources": ["memory"]}}}
+        search: dict[str, object] = {"provider": "none", "sources": ["memory"]}
+        if self.embeddings_url:
+            search.update(provider="openai", model=self.embeddings_model,
+                          remote={"baseUrl": self.embeddings_url, "apiKey": "memtui-bench"})
+        config = {"agents": {"defaults": {"workspace": str(workspace.resolve())}}, "memory": {"search": search}}
         (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
         _, seconds = _run([*self.cmd, "memory", "index", "--force"], self.env, timeout or self.timeout * 10)
         return seconds

@@ -350,19 +350,32 @@ class FastSearch:
                 return index
             self._misses += 1
             self._index = None  # never served again; let its memory go before the rebuild
-            now = time.monotonic()
             if revision != self._revision_seen:
-                self._revision_seen, self._revision_since = revision, now
+                self._revision_seen, self._revision_since = revision, time.monotonic()
             if not self.sync_build_chunks or store.chunk_count() > self.sync_build_chunks:
-                # Background rebuilds wait for the index to be quiet, so a burst of edits (and the syncs
-                # they trigger) does not compete with a rebuild that the next edit makes stale anyway.
-                quiet = now - self._revision_since >= self.quiet_s
-                if self._misses > 1 and quiet and (self._building is None or not self._building.is_alive()):
-                    self._building = threading.Thread(target=self._build, args=(store, vectors),
+                if self._misses > 1 and (self._building is None or not self._building.is_alive()):
+                    self._building = threading.Thread(target=self._build_when_quiet, args=(store, vectors),
                                                       name="memtui-fast-index", daemon=True)
                     self._building.start()
                 return None
         return self._build(store, vectors)
+
+    def _build_when_quiet(self, store: Store, vectors: bool) -> None:
+        """Background rebuild once the store has gone `quiet_s` without a write, so a burst of edits (and
+        the syncs they trigger) does not compete with a rebuild that the next edit makes stale anyway."""
+        while True:
+            revision = store.revision()
+            if revision is None:
+                return
+            now = time.monotonic()
+            with self._lock:
+                if revision != self._revision_seen:
+                    self._revision_seen, self._revision_since = revision, now
+                remaining = self._revision_since + self.quiet_s - now
+            if remaining <= 0:
+                break
+            time.sleep(min(remaining, 0.5))
+        self._build(store, vectors)
 
     def _build(self, store: Store, vectors: bool) -> FastIndex | None:
         try:

@@ -214,6 +214,19 @@ def test_no_background_rebuild_while_edits_keep_coming(notes_env: Callable[..., 
         assert _paths(manager, "grafana billing")
 
 
+def test_background_build_starts_by_itself_once_the_index_is_quiet(notes_env: Callable[..., AgentEnv]) -> None:
+    """A search inside the quiet period schedules the rebuild; it runs when the quiet period ends, so the
+    next search is fast even if nobody searched in between."""
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast.quiet_s = 0.3
+        manager.sync()
+        for _ in range(2):
+            assert manager.fast.current(manager.store, vectors=False) is None
+        manager.fast.wait(30)
+        assert manager.fast.current(manager.store, vectors=False) is not None
+
+
 def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:
     with MemoryManager(notes_env(profile="openclaw")) as manager:
         manager.sync()
