@@ -29,6 +29,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -36,6 +37,8 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).parent))
 
 from bench_index_search import QUERIES, percentile
+from embed_server import EmbeddingServer, load_cache
+from embed_server import start as start_embed_server
 from notes import generate
 from peers import Hit, OpenClawRunner, PeerError, PeerSearch, QmdRunner, find_peers
 
@@ -71,16 +74,76 @@ def load_avg() -> list[float]:
     return [round(x, 2) for x in os.getloadavg()]
 
 
-def memtui_searcher(manager: Any, min_score: float | None) -> SearchFn:
-    """memtui in process as a `SearchFn` (hits carry the snippet length, as the agent sees it)."""
+def memtui_searcher(manager: Any, min_score: float | None, profile: str | None = None) -> SearchFn:
+    """memtui in process as a `SearchFn` (hits carry the snippet length, as the agent sees it); with a
+    provider the query embedding is part of the timed call."""
     def search(query: str, k: int) -> PeerSearch:
         cpu = time.thread_time()
         started = time.perf_counter()
-        results = manager.search(query, max_results=k, min_score=min_score).results[:k]
+        results = manager.search(query, max_results=k, min_score=min_score, profile=profile).results[:k]
         seconds = time.perf_counter() - started
         return PeerSearch([Hit(h.path, h.start_line, h.end_line, len(h.snippet)) for h in results], seconds,
                           time.thread_time() - cpu)
     return search
+
+
+@dataclass
+class Vectors:
+    """The local MiniLM model shared by every system of a hybrid section, and the OpenAI-compatible endpoint
+    that serves it to OpenClaw."""
+
+    model: Path
+    server: EmbeddingServer
+    seed: Path | None
+
+    @classmethod
+    def start(cls, scratch: Path, seed: Path | None) -> Vectors:
+        """Install the model under `scratch` and start the endpoint (answering from `seed`'s cache)."""
+        from memtui.embeddings.model_store import install_model, installed_model_path
+
+        state = scratch / "model-state"
+        model = installed_model_path(state) or install_model(state)
+        return cls(model, start_embed_server(str(model), cache=load_cache(seed) if seed else None), seed)
+
+    def manager(self, state: Path, workspace: Path) -> Any:
+        """A memtui manager with the local provider, its embedding cache seeded from `seed`."""
+        manager = open_manager(fresh_env(state, workspace, "memtui", "local"))
+        if self.seed is not None:
+            with manager.store.lock, manager.store.conn:
+                manager.store.conn.execute("ATTACH DATABASE ? AS seed", (str(self.seed),))
+                manager.store.conn.execute("INSERT OR IGNORE INTO embedding_cache SELECT * FROM seed.embedding_cache")
+            with manager.store.lock:
+                manager.store.conn.execute("DETACH DATABASE seed")
+        return manager
+
+    def learn(self, manager: Any) -> None:
+        """Let the endpoint answer every text `manager` has embedded from its cache (same model, same
+        vectors), so a peer chunking the same text is not embedded twice."""
+        self.server.cache.update(load_cache(manager.store.path))
+
+    def stats(self) -> dict[str, int]:
+        """What OpenClaw asked the endpoint for."""
+        return {"requests": self.server.requests, "inputs": self.server.inputs, "cached": self.server.cached}
+
+
+def peer_index_with_vectors(qmd: QmdRunner | None, oc: OpenClawRunner | None, workspace: Path,
+                            args: argparse.Namespace, failures: dict[str, str], index_s: dict[str, float],
+                            label: str) -> None:
+    """Index (and for QMD embed) `workspace` in each peer that is still healthy; failures are recorded."""
+    if qmd is not None and "qmd" not in failures:
+        try:
+            log(f"{label}: qmd index + embed")
+            seconds = qmd.index(workspace) + qmd.embed(timeout=args.embed_cap)
+            index_s["qmd-vec"] = index_s["qmd-hybrid"] = index_s.get("qmd-vec", 0.0) + seconds
+        except PeerError as exc:
+            failures["qmd"] = f"{label}: {exc}"
+    if oc is not None and "openclaw" not in failures:
+        try:
+            log(f"{label}: openclaw index with embeddings")
+            index_s["openclaw-hybrid"] = index_s.get("openclaw-hybrid", 0.0) + oc.index(workspace,
+                                                                                      timeout=args.embed_cap)
+        except PeerError as exc:
+            failures["openclaw"] = f"{label}: {exc}"
 
 
 def memtui_cli(state: Path, workspace: Path) -> list[str]:
@@ -268,8 +331,10 @@ def summarize_scifact(per_query: dict[str, dict[str, float]], ids: list[str]) ->
             "errors": int(sum(r.get("error", 0) for r in rows)), "queries": len(rows)}
 
 
-def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[str, Any]:
-    """SciFact train for memtui (both profiles), QMD (all queries) and OpenClaw (stride subset)."""
+def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace,
+                  vectors: Vectors | None = None) -> dict[str, Any]:
+    """SciFact train for memtui (both profiles), QMD (all queries) and OpenClaw (stride subset); with
+    `vectors`, the hybrid forms of each (QMD and OpenClaw on the subset)."""
     data = EVAL / "scifact"
     qrels = load_qrels(data / "qrels" / "train.tsv")
     todo = [(qid, text) for qid, text in load_queries(data / "queries-train.jsonl") if qid in qrels]
@@ -282,17 +347,29 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[s
                            "lex_stride": args.lex_stride,
                            "load_before": load_avg(), "systems": {}}
     per_system: dict[str, dict[str, Any]] = {}
-    for profile in ("memtui", "openclaw"):
-        env = fresh_env(runs / f"mt-{profile}", workspace, profile, "none")
-        with open_manager(env) as manager:
+    if vectors is None:
+        for profile in ("memtui", "openclaw"):
+            env = fresh_env(runs / f"mt-{profile}", workspace, profile, "none")
+            with open_manager(env) as manager:
+                started = time.perf_counter()
+                manager.sync(force=True)
+                index_s = time.perf_counter() - started
+                log(f"scifact: memtui {profile}")
+                per_system[f"memtui-{profile}"] = {"index_s": index_s, **scifact_scores(
+                    memtui_searcher(manager, 0.0), todo, qrels, f"memtui-{profile}")}
+    else:
+        with vectors.manager(runs / "mt-hybrid", workspace) as manager:
+            log("scifact hybrid: memtui index (local model)")
             started = time.perf_counter()
             manager.sync(force=True)
             index_s = time.perf_counter() - started
-            log(f"scifact: memtui {profile}")
-            per_system[f"memtui-{profile}"] = {"index_s": index_s, **scifact_scores(
-                memtui_searcher(manager, 0.0), todo, qrels, f"memtui-{profile}")}
+            vectors.learn(manager)
+            for profile in ("memtui", "openclaw"):
+                log(f"scifact hybrid: memtui {profile}")
+                per_system[f"memtui-{profile}"] = {"index_s": index_s, **scifact_scores(
+                    memtui_searcher(manager, 0.0, profile), todo, qrels, f"memtui-{profile}")}
     failures: dict[str, str] = {}
-    if peers.qmd:
+    if peers.qmd and vectors is None:
         qmd = QmdRunner(peers, runs)
         try:
             index_s = qmd.index(workspace)
@@ -304,7 +381,7 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[s
             qmd.lex = lex
             log(f"scifact: {name} on {len(queries)} queries")
             per_system[name] = {"index_s": index_s, **scifact_scores(qmd.search, queries, qrels, name)}
-    if peers.openclaw:
+    if peers.openclaw and vectors is None:
         oc = OpenClawRunner(peers, runs)
         log("scifact: openclaw index")
         try:
@@ -313,6 +390,24 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[s
             per_system["openclaw"] = {"index_s": index_s, **scifact_scores(oc.search, subset, qrels, "openclaw")}
         except PeerError as exc:
             failures["openclaw"] = str(exc)
+    if vectors is not None:
+        qmd_v = QmdRunner(peers, runs, embed_model=vectors.model, timeout=120) if peers.qmd else None
+        oc_v = (OpenClawRunner(peers, runs, embeddings_url=vectors.server.base_url) if peers.openclaw else None)
+        index_times: dict[str, float] = {}
+        peer_index_with_vectors(qmd_v, oc_v, workspace, args, failures, index_times, "scifact hybrid")
+        systems: list[tuple[str, SearchFn]] = []
+        if qmd_v is not None and "qmd" not in failures:
+            for mode in ("vec", "hybrid"):
+                runner = QmdRunner(peers, runs, embed_model=vectors.model, timeout=120)
+                runner.mode, runner.workspace = mode, qmd_v.workspace
+                systems.append((f"qmd-{mode}", runner.search))
+        if oc_v is not None and "openclaw" not in failures:
+            oc_v.min_score = 0.0
+            systems.append(("openclaw-hybrid", oc_v.search))
+        for name, search in systems:
+            log(f"scifact hybrid: {name} on {len(subset)} queries")
+            per_system[name] = {"index_s": index_times[name], **scifact_scores(search, subset, qrels, name)}
+        out["endpoint"] = vectors.stats()
     all_ids = [q for q, _ in todo]
     sub_ids = [q for q, _ in subset]
     for name, result in per_system.items():
@@ -346,9 +441,12 @@ def summarize_locomo(rows: list[dict[str, float]]) -> dict[str, Any]:
             "zero_hit": int(sum(r["zero"] for r in rows)), "questions": len(rows)}
 
 
-def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[str, Any]:
+def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace,
+                 vectors: Vectors | None = None) -> dict[str, Any]:
     """LoCoMo dev: memtui (both profiles, one search per k like `memtui eval locomo`), QMD and OpenClaw
-    (one search at k=10; @6 is its top 6). OpenClaw answers every `--oc-stride`-th question."""
+    (one search at k=10; @6 is its top 6). OpenClaw answers every `--oc-stride`-th question. With `vectors`,
+    the hybrid forms, every system at minScore 0 (a pure ranking comparison at k): memtui embeds once and
+    searches with both profiles; QMD's `vec:` and `lex:`+`vec:` queries and OpenClaw run on the subset."""
     samples = load_locomo(EVAL / "locomo" / "locomo-dev.json")
     runs = scratch / "locomo" / f"runs-{int(time.time())}"
     rows: dict[str, list[tuple[int, dict[str, float]]]] = {}
@@ -361,6 +459,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
         conv = convert_conversation(sample)
         asked = [q for q in conv.questions if q.evidence]
         numbered = list(enumerate(asked, start=counter))
+        subset = [(i, q) for i, q in numbered if i % args.oc_stride == 0]
         counter += len(asked)
         workspace = scratch / "locomo" / conv.sample_id / "ws"
         if not workspace.exists():
@@ -368,14 +467,38 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
             conv.write(workspace)
         systems: dict[str, tuple[Callable[[str, int], PeerSearch], bool, list[tuple[int, Any]]]] = {}
         managers = []
-        for profile in ("memtui", "openclaw"):
-            manager = open_manager(fresh_env(runs / conv.sample_id / f"mt-{profile}", workspace, profile, "none"))
+        if vectors is None:
+            for profile in ("memtui", "openclaw"):
+                manager = open_manager(fresh_env(runs / conv.sample_id / f"mt-{profile}", workspace, profile, "none"))
+                managers.append(manager)
+                started = time.perf_counter()
+                manager.sync(force=True)
+                index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started
+                systems[f"memtui-{profile}"] = (memtui_searcher(manager, None), True, numbered)
+        else:
+            manager = vectors.manager(runs / conv.sample_id / "mt-hybrid", workspace)
             managers.append(manager)
+            log(f"locomo {conv.sample_id}: memtui index (local model)")
             started = time.perf_counter()
             manager.sync(force=True)
-            index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started
-            systems[f"memtui-{profile}"] = (memtui_searcher(manager, None), True, numbered)
-        if peers.qmd and "qmd" not in failures:
+            vectors.learn(manager)
+            for profile in ("memtui", "openclaw"):
+                index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started
+                systems[f"memtui-{profile}"] = (memtui_searcher(manager, 0.0, profile), True, numbered)
+            qmd_v = (QmdRunner(peers, runs / conv.sample_id, embed_model=vectors.model, timeout=120)
+                     if peers.qmd else None)
+            oc_v = (OpenClawRunner(peers, runs / conv.sample_id, embeddings_url=vectors.server.base_url)
+                    if peers.openclaw else None)
+            peer_index_with_vectors(qmd_v, oc_v, workspace, args, failures, index_s, f"locomo {conv.sample_id}")
+            if qmd_v is not None and "qmd" not in failures:
+                for mode in ("vec", "hybrid"):
+                    runner = QmdRunner(peers, runs / conv.sample_id, embed_model=vectors.model, timeout=120)
+                    runner.mode, runner.workspace = mode, qmd_v.workspace
+                    systems[f"qmd-{mode}"] = (runner.search, False, subset)
+            if oc_v is not None and "openclaw" not in failures:
+                oc_v.min_score = 0.0
+                systems["openclaw-hybrid"] = (oc_v.search, False, subset)
+        if peers.qmd and "qmd" not in failures and vectors is None:
             qmd = QmdRunner(peers, runs / conv.sample_id)
             try:
                 index_s["qmd"] = index_s.get("qmd", 0.0) + qmd.index(workspace)
@@ -383,12 +506,13 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
                 failures["qmd"] = f"{conv.sample_id}: {exc}"
                 rows.pop("qmd", None)
                 rows.pop("qmd-lex", None)
-        if peers.qmd and "qmd" not in failures:
+        if peers.qmd and "qmd" not in failures and vectors is None:
             qmd_lex = QmdRunner(peers, runs / conv.sample_id, lex=True)
             qmd_lex.workspace = qmd.workspace
             systems["qmd"] = (qmd.search, False, numbered)
             systems["qmd-lex"] = (qmd_lex.search, False, [(i, q) for i, q in numbered if i % args.lex_stride == 0])
-        oc = OpenClawRunner(peers, runs / conv.sample_id) if peers.openclaw and "openclaw" not in failures else None
+        oc = (OpenClawRunner(peers, runs / conv.sample_id)
+              if peers.openclaw and "openclaw" not in failures and vectors is None else None)
         if oc is not None:
             log(f"locomo {conv.sample_id}: openclaw index")
             try:
@@ -397,7 +521,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
                 failures["openclaw"] = f"{conv.sample_id}: {exc}"
                 rows.pop("openclaw", None)
         if oc is not None and "openclaw" not in failures:
-            systems["openclaw"] = (oc.search, False, [(i, q) for i, q in numbered if i % args.oc_stride == 0])
+            systems["openclaw"] = (oc.search, False, subset)
         for name, (search, per_k, questions) in systems.items():
             log(f"locomo {conv.sample_id}: {name} on {len(questions)} questions")
             for number, q in questions:
@@ -428,6 +552,8 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace) -> dict[st
         }
     out["subset_questions"] = len(range(0, counter, args.oc_stride))
     out["failures"] = failures
+    if vectors is not None:
+        out["endpoint"] = vectors.stats()
     out["load_after"] = load_avg()
     return out
 
@@ -566,48 +692,79 @@ def latency_table(results: dict[str, Any]) -> list[str]:
     return lines
 
 
+QUALITY_LABELS = {"memtui-memtui": "memtui, memtui profile", "memtui-openclaw": "memtui, openclaw profile",
+                  "qmd": "QMD `search`", "qmd-lex": "QMD lex query", "openclaw": "OpenClaw, provider none",
+                  "qmd-vec": "QMD `query 'vec: …'`", "qmd-hybrid": "QMD `query 'lex: …⏎vec: …' --no-rerank`",
+                  "openclaw-hybrid": "OpenClaw, `openai` provider → the same MiniLM (minScore 0)"}
+HYBRID_NOTE = ("Every system embeds with the same all-MiniLM-L6-v2 Q8_0 GGUF (memtui's bundled model): memtui "
+               "through llama-cpp-python, QMD through its own node-llama-cpp (`QMD_EMBED_MODEL`; typed `vec:` "
+               "queries, the only vector form that runs offline, without expansion or rerank), OpenClaw through "
+               "its `openai` provider pointed at `benchmarks/embed_server.py` on 127.0.0.1 (the same model in "
+               "llama-cpp-python). memtui runs both profiles on one index; index s includes embedding.")
+
+
+def scifact_table(sci: dict[str, Any], title: str, intro: str) -> list[str]:
+    """One SciFact table."""
+    lines = [f"### {title}", "", intro, "",
+             "| system | nDCG@10 (all) | zero-hit (all) | nDCG@10 (subset) | zero-hit (subset) | index s | "
+             "p50 ms/query | p95 ms/query |", "|---|---|---|---|---|---|---|---|"]
+    for name, cell in sci["systems"].items():
+        whole = cell["all"] or {}
+        sub = cell["subset"]
+        lines.append(f"| {QUALITY_LABELS[name]} | {fmt(whole.get('ndcg@10'))} | "
+                     f"{fmt(whole.get('zero_hit'))}{'/' + str(whole['queries']) if whole else ''} | "
+                     f"{fmt(sub['ndcg@10'])} | {sub['zero_hit']}/{sub['queries']} | {fmt(cell['index_s'], 1)} | "
+                     f"{fmt(cell.get('p50_ms'), 1)} | {fmt(cell.get('p95_ms'), 1)} |")
+    return [*lines, *(f"* {name} failed: {why}" for name, why in sci.get("failures", {}).items()), ""]
+
+
+def locomo_table(loc: dict[str, Any], title: str, intro: str) -> list[str]:
+    """One LoCoMo table."""
+    lines = [f"### {title}", "", intro, "",
+             "| system | recall@6 | recall@10 | chars/query @6 | chars/query @10 | zero-hit | "
+             "subset recall@6 | subset recall@10 | subset chars @10 | index s (5 convs) | p50 ms/query |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for name, cell in loc["systems"].items():
+        whole = cell["all"] or {}
+        sub = cell["subset"]
+        lines.append(f"| {QUALITY_LABELS[name]} | {fmt(whole.get('recall@6'))} | {fmt(whole.get('recall@10'))} | "
+                     f"{fmt(whole.get('chars@6'), 0)} | {fmt(whole.get('chars@10'), 0)} | "
+                     f"{fmt(whole.get('zero_hit'))} | {fmt(sub['recall@6'])} | {fmt(sub['recall@10'])} | "
+                     f"{fmt(sub['chars@10'], 0)} | {fmt(cell['index_s'], 1)} | {fmt(cell.get('p50_ms'), 1)} |")
+    return [*lines, *(f"* {name} failed: {why}" for name, why in loc.get("failures", {}).items()), ""]
+
+
 def quality_tables(results: dict[str, Any]) -> list[str]:
-    """SciFact and LoCoMo tables."""
+    """SciFact and LoCoMo tables, keyword-only and hybrid."""
     lines: list[str] = []
-    labels = {"memtui-memtui": "memtui, memtui profile", "memtui-openclaw": "memtui, openclaw profile",
-              "qmd": "QMD `search`", "qmd-lex": "QMD lex query", "openclaw": "OpenClaw, provider none"}
     sci = results.get("scifact")
     if sci:
-        lines += ["### SciFact train (5,183 abstracts)", "",
-                  f"All {sci['queries']} judged train queries; OpenClaw only on every {sci['subset_stride']}th "
-                  f"query ({sci['subset_queries']} queries; see its per-call latency), and every system is also "
-                  "scored on that subset. nDCG@10 ranks by returned order; zero-hit = no result at all.", "",
-                  "| system | nDCG@10 (all) | zero-hit (all) | nDCG@10 (subset) | zero-hit (subset) | index s | "
-                  "p50 ms/query | p95 ms/query |", "|---|---|---|---|---|---|---|---|"]
-        for name, cell in sci["systems"].items():
-            whole = cell["all"] or {}
-            sub = cell["subset"]
-            lines.append(f"| {labels[name]} | {fmt(whole.get('ndcg@10'))} | "
-                         f"{fmt(whole.get('zero_hit'))}{'/' + str(whole['queries']) if whole else ''} | "
-                         f"{fmt(sub['ndcg@10'])} | {sub['zero_hit']}/{sub['queries']} | {fmt(cell['index_s'], 1)} | "
-                         f"{fmt(cell.get('p50_ms'), 1)} | {fmt(cell.get('p95_ms'), 1)} |")
-        lines += [f"* QMD's lex query ran on every {sci.get('lex_stride', 1)}th query; — = not run on all.",
-                  *(f"* {name} failed: {why}" for name, why in sci.get("failures", {}).items()), ""]
+        lines += scifact_table(sci, "SciFact train (5,183 abstracts), keyword only", (
+            f"All {sci['queries']} judged train queries; OpenClaw only on every {sci['subset_stride']}th "
+            f"query ({sci['subset_queries']} queries; see its per-call latency) and QMD's lex query on every "
+            f"{sci.get('lex_stride', 1)}th; every system is also scored on the OpenClaw subset. nDCG@10 ranks by "
+            "returned order; zero-hit = no result at all; — = not run on all queries."))
+    hyb = results.get("scifact-hybrid")
+    if hyb:
+        lines += scifact_table(hyb, "SciFact train, hybrid (real vectors)", (
+            f"memtui on all {hyb['queries']} queries, the peers on every {hyb['subset_stride']}th "
+            f"({hyb['subset_queries']}). {HYBRID_NOTE} Endpoint: {hyb.get('endpoint')} (cached = answered from "
+            "memtui's embedding cache of the same model, i.e. the vectors memtui computed for the same text)."))
     loc = results.get("locomo")
     if loc:
-        lines += ["### LoCoMo dev (5 conversations)", "",
-                  f"{loc['questions']} questions with valid evidence; OpenClaw only on every "
-                  f"{loc['subset_stride']}th ({loc['subset_questions']} questions) and every system is also "
-                  "scored on that subset. memtui searches once per k with its default minScore (as `memtui eval "
-                  "locomo`); the peers search once at k=10 and @6 is the top 6 of that list. chars = characters "
-                  "of the snippets returned (QMD: snippet text without its `@@` header line).", "",
-                  "| system | recall@6 | recall@10 | chars/query @6 | chars/query @10 | zero-hit | "
-                  "subset recall@6 | subset recall@10 | subset chars @10 | index s (5 convs) | p50 ms/query |",
-                  "|---|---|---|---|---|---|---|---|---|---|---|"]
-        for name, cell in loc["systems"].items():
-            whole = cell["all"] or {}
-            sub = cell["subset"]
-            lines.append(f"| {labels[name]} | {fmt(whole.get('recall@6'))} | {fmt(whole.get('recall@10'))} | "
-                         f"{fmt(whole.get('chars@6'), 0)} | {fmt(whole.get('chars@10'), 0)} | "
-                         f"{fmt(whole.get('zero_hit'))} | {fmt(sub['recall@6'])} | {fmt(sub['recall@10'])} | "
-                         f"{fmt(sub['chars@10'], 0)} | {fmt(cell['index_s'], 1)} | {fmt(cell.get('p50_ms'), 1)} |")
-        lines += [f"* QMD's lex query ran on every {loc.get('lex_stride', 1)}th question; — = not run on all.",
-                  *(f"* {name} failed: {why}" for name, why in loc.get("failures", {}).items()), ""]
+        lines += locomo_table(loc, "LoCoMo dev (5 conversations), keyword only", (
+            f"{loc['questions']} questions with valid evidence; OpenClaw only on every {loc['subset_stride']}th "
+            f"({loc['subset_questions']} questions) and QMD's lex query on every {loc.get('lex_stride', 1)}th; "
+            "every system is also scored on the OpenClaw subset. memtui searches once per k with its default "
+            "minScore (as `memtui eval locomo`); the peers search once at k=10 and @6 is the top 6 of that list. "
+            "chars = characters of the snippets returned (QMD: snippet text without its `@@` header line)."))
+    hyb = results.get("locomo-hybrid")
+    if hyb:
+        lines += locomo_table(hyb, "LoCoMo dev, hybrid (real vectors)", (
+            f"memtui on all {hyb['questions']} questions, the peers on every {hyb['subset_stride']}th "
+            f"({hyb['subset_questions']}). {HYBRID_NOTE} The daily logs are dated 2023, so OpenClaw 2026.9.6's "
+            "fixed 30-day temporal decay scales every score far down and favours the latest sessions. Every "
+            "system runs at minScore 0 here (k results per query), so this table compares ranking alone."))
     return lines
 
 
@@ -706,7 +863,7 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
             lines += [f"Not measured: {hybrid.get('error')}", ""]
         lines += [hybrid.get("note", ""), ""]
     lines += ["## Retrieval quality", "", *quality_tables(results)]
-    for key in ("scifact", "locomo"):
+    for key in ("scifact", "scifact-hybrid", "locomo", "locomo-hybrid"):
         if key in results:
             lines.append(f"* {key}: load average before {results[key]['load_before']}, "
                          f"after {results[key]['load_after']}")
@@ -745,6 +902,10 @@ def main() -> None:
     parser.add_argument("--merge", type=Path, nargs="+", help="merge these results files, write the Markdown")
     parser.add_argument("--note", action="append", default=[], help="a remark to print in BENCHMARKS.md")
     parser.add_argument("--hybrid-notes", type=int, default=2000)
+    parser.add_argument("--embed-cap", type=float, default=3600.0, help="peer index+embed time cap (s)")
+    parser.add_argument("--seed-cache", type=Path,
+                        help="memtui index whose embedding cache seeds the hybrid sections (e.g. an `eval "
+                             "scifact --keep` run), so already embedded text is not embedded again")
     parser.add_argument("--systems", default=",".join(name for name, _ in NOTE_SYSTEMS if name != "qmd-lex"),
                         help="systems of the notes section (comma list)")
     parser.add_argument("--profiles", default="memtui,openclaw", help="profiles of the latency section")
@@ -785,6 +946,12 @@ def main() -> None:
     if "locomo" in sections:
         results["locomo"] = bench_locomo(args.scratch, peers, args)
         save()
+    vectors = (Vectors.start(args.scratch, args.seed_cache)
+               if {"scifact-hybrid", "locomo-hybrid"} & set(sections) else None)
+    for key, bench in (("scifact-hybrid", bench_scifact), ("locomo-hybrid", bench_locomo)):
+        if key in sections:
+            results[key] = bench(args.scratch, peers, args, vectors)
+            save()
     if "latency" in sections:
         for size in (int(s) for s in args.sizes.split(",")):
             results.setdefault("latency", {})[str(size)] = bench_latency(args.scratch, size, args.profiles.split(","))

@@ -2,33 +2,42 @@
 so a peer that only speaks to remote providers (OpenClaw without node-llama-cpp) embeds with exactly
 the vectors memtui uses. For benchmarks only: one model, one lock, no auth.
 
-Run: `python benchmarks/embed_server.py MODEL.gguf [--port 0]` prints `http://127.0.0.1:PORT/v1`.
+`--cache STORE.sqlite` answers texts whose sha256 is in that memtui index's embedding cache (the same
+model's vectors, computed earlier) without embedding them again.
+
+Run: `python benchmarks/embed_server.py MODEL.gguf [--port 0] [--cache STORE]` prints the base URL.
 """
 
 from __future__ import annotations
 
 import argparse
 import base64
+import hashlib
 import json
+import sqlite3
 import struct
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 from memtui.embeddings.local import LocalEmbeddingProvider
 
 
 class EmbeddingServer(ThreadingHTTPServer):
-    """Serves `provider` under `/v1/embeddings`; `requests`/`inputs` count what peers asked for."""
+    """Serves `provider` under `/v1/embeddings`; `requests`/`inputs`/`cached` count what peers asked for."""
 
     daemon_threads = True
 
-    def __init__(self, provider: LocalEmbeddingProvider, port: int = 0) -> None:
+    def __init__(self, provider: LocalEmbeddingProvider, port: int = 0,
+                 cache: dict[str, list[float]] | None = None) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.provider = provider
+        self.cache = cache or {}
         self.lock = threading.Lock()
         self.requests = 0
         self.inputs = 0
+        self.cached = 0
 
     @property
     def base_url(self) -> str:
@@ -40,7 +49,21 @@ class EmbeddingServer(ThreadingHTTPServer):
         with self.lock:
             self.requests += 1
             self.inputs += len(texts)
-            return self.provider.embed_batch(texts)
+            keys = [hashlib.sha256(text.encode("utf-8")).hexdigest() for text in texts]
+            todo = [text for key, text in zip(keys, texts, strict=True) if key not in self.cache]
+            fresh = iter(self.provider.embed_batch(todo) if todo else [])
+            self.cached += len(texts) - len(todo)
+            return [self.cache[key] if key in self.cache else next(fresh) for key in keys]
+
+
+def load_cache(store: Path) -> dict[str, list[float]]:
+    """text sha256 → vector from the `local` rows of a memtui index's embedding cache (read-only)."""
+    conn = sqlite3.connect(f"file:{store}?mode=ro", uri=True)
+    try:
+        rows = conn.execute("SELECT hash, embedding FROM embedding_cache WHERE provider = 'local'").fetchall()
+    finally:
+        conn.close()
+    return {digest: json.loads(vector) for digest, vector in rows}
 
 
 def _encode(vector: list[float], encoding: str) -> Any:
@@ -92,9 +115,9 @@ class _Handler(BaseHTTPRequestHandler):
         })
 
 
-def start(model_path: str, port: int = 0) -> EmbeddingServer:
+def start(model_path: str, port: int = 0, cache: dict[str, list[float]] | None = None) -> EmbeddingServer:
     """Load the model and serve it from a daemon thread; `shutdown()` stops it."""
-    server = EmbeddingServer(LocalEmbeddingProvider(model_path), port)
+    server = EmbeddingServer(LocalEmbeddingProvider(model_path), port, cache)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server
 
@@ -103,8 +126,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("model", help="GGUF embedding model")
     parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--cache", type=Path, help="memtui index whose embedding cache to answer from")
     args = parser.parse_args()
-    server = EmbeddingServer(LocalEmbeddingProvider(args.model), args.port)
+    cache = load_cache(args.cache) if args.cache else None
+    server = EmbeddingServer(LocalEmbeddingProvider(args.model), args.port, cache)
     print(server.base_url, flush=True)
     server.serve_forever()
 

@@ -120,11 +120,11 @@ def _parse_json(stdout: str, what: str) -> object:
 
 class QmdRunner:
     """QMD 2.8.3: `collection add`, then `search` (AND of prefix terms), the lex query, or, with a local GGUF
-    embedding model (`QMD_EMBED_MODEL`) and `embed()`, `vsearch` and the typed `lex:`+`vec:` hybrid query
-    (RRF, no expansion, no rerank: the only hybrid form that runs offline)."""
+    embedding model (`QMD_EMBED_MODEL`) and `embed()`, the typed `vec:` and `lex:`+`vec:` queries (RRF, no
+    expansion, no rerank: the only vector forms that run offline; `vsearch` always expands the query)."""
 
     name = "qmd"
-    MODES = ("search", "lex", "vsearch", "hybrid")
+    MODES = ("search", "lex", "vec", "hybrid")
 
     def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, lex: bool = False,
                  embed_model: Path | None = None):
@@ -170,9 +170,8 @@ class QmdRunner:
         if self.workspace is None:
             raise PeerError("index a workspace first")
         flat = " ".join(query.split())
-        args = {"search": ["search", query], "lex": ["query", f"lex: {flat}", "--no-rerank"],
-                "vsearch": ["vsearch", query], "hybrid": ["query", f"lex: {flat}\nvec: {flat}", "--no-rerank"],
-                }[self.mode]
+        typed = {"lex": f"lex: {flat}", "vec": f"vec: {flat}", "hybrid": f"lex: {flat}\nvec: {flat}"}
+        args = ["search", query] if self.mode == "search" else ["query", typed[self.mode], "--no-rerank"]
         stdout, seconds = _run(self.cmd + args + ["--json", "-n", str(k), "--full-path"], self.env,
                                self.timeout, cwd=self.workspace)
         rows = _parse_json(stdout, f"qmd {self.mode}")
@@ -212,6 +211,7 @@ class OpenClawRunner:
         self.runs = 0
         self.embeddings_url = embeddings_url
         self.embeddings_model = embeddings_model
+        self.min_score: float | None = None
 
     def version(self) -> str:
         """`openclaw --version`."""
@@ -239,7 +239,8 @@ class OpenClawRunner:
         """Top-k hits of `openclaw memory search --json --max-results k`."""
         if self.env is None:
             raise PeerError("index a workspace first")
-        stdout, seconds = _run([*self.cmd, "memory", "search", query, "--json", "--max-results", str(k)],
+        extra = [] if self.min_score is None else ["--min-score", str(self.min_score)]
+        stdout, seconds = _run([*self.cmd, "memory", "search", query, "--json", "--max-results", str(k), *extra],
                                self.env, self.timeout)
         data = _parse_json(stdout, "openclaw memory search")
         if not isinstance(data, dict) or not isinstance(data.get("results"), list):
