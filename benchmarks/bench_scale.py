@@ -141,10 +141,7 @@ def bench_keyword(root: Path, workspace: Path, repeat: int) -> tuple[MemoryManag
     build_s, build_cpu = time.perf_counter() - started, time.thread_time() - c0
     print(f"  accelerator build (keyword): {build_s:.2f} s wall, {build_cpu:.2f} s cpu, "
           f"{index.nbytes() / 2**20:.0f} MiB arrays (slowest long-query FTS5 search: {max(one_wall):.0f} ms)")
-    manager.fast.current(manager.store, vectors=False)
-    manager.fast.wait()
-    manager.fast.current(manager.store, vectors=False)
-    manager.fast.wait()
+    manager.fast.prepare(manager.store, vectors=False)
     wall, cpu = timed(lambda q: manager.search(q), queries, repeat)
     print(f"  keyword  accelerator {summary(wall, cpu)}")
     agree = sum(same_top(fts.search(q).results, manager.search(q).results) for q in queries)
@@ -184,9 +181,7 @@ def bench_hybrid(root: Path, keyword_manager: MemoryManager, queries: list[str],
     print(f"  accelerator build (keyword + vectors): {time.perf_counter() - started:.2f} s wall, "
           f"{time.thread_time() - c0:.2f} s cpu, {index.nbytes() / 2**20:.0f} MiB arrays")
     del index
-    for _ in range(2):
-        manager.fast.current(manager.store, vectors=True)
-        manager.fast.wait()
+    manager.fast.prepare(manager.store, vectors=True)
     wall, cpu = timed(lambda q: manager.search(q, query_vector=query_vectors[q]), queries, repeat)
     print(f"  hybrid   accelerator     {summary(wall, cpu)}")
     agree = sum(same_top(before.search(q, query_vector=query_vectors[q]).results,

@@ -229,8 +229,7 @@ def memtui_worker(workspace: Path, state: Path, profile: str, needles: list[tupl
         chunks = manager.store.chunk_count()
         started = time.perf_counter()
         if profile == "memtui":
-            manager.fast.current(manager.store, vectors=False)
-            manager.fast.wait()
+            manager.fast.prepare(manager.store, vectors=False)
         warm_s = time.perf_counter() - started
         run = query_run(memtui_searcher(manager, None), needles, rounds=5)
     files = len(list(workspace.rglob("*.md")))
@@ -354,6 +353,7 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace,
                 started = time.perf_counter()
                 manager.sync(force=True)
                 index_s = time.perf_counter() - started
+                manager.fast.prepare(manager.store, vectors=False)
                 log(f"scifact: memtui {profile}")
                 per_system[f"memtui-{profile}"] = {"index_s": index_s, **scifact_scores(
                     memtui_searcher(manager, 0.0), todo, qrels, f"memtui-{profile}")}
@@ -363,6 +363,7 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace,
             started = time.perf_counter()
             manager.sync(force=True)
             index_s = time.perf_counter() - started
+            manager.fast.prepare(manager.store, vectors=True)
             vectors.learn(manager)
             for profile in ("memtui", "openclaw"):
                 log(f"scifact hybrid: memtui {profile}")
@@ -474,6 +475,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace,
                 started = time.perf_counter()
                 manager.sync(force=True)
                 index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started
+                manager.fast.prepare(manager.store, vectors=False)
                 systems[f"memtui-{profile}"] = (memtui_searcher(manager, None), True, numbered)
         else:
             manager = vectors.manager(runs / conv.sample_id / "mt-hybrid", workspace)
@@ -481,6 +483,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace,
             log(f"locomo {conv.sample_id}: memtui index (local model)")
             started = time.perf_counter()
             manager.sync(force=True)
+            manager.fast.prepare(manager.store, vectors=True)
             vectors.learn(manager)
             for profile in ("memtui", "openclaw"):
                 index_s[f"memtui-{profile}"] = index_s.get(f"memtui-{profile}", 0.0) + time.perf_counter() - started

@@ -386,6 +386,10 @@ class FastSearch:
             self._index, self._store = index, store
         return index
 
+    def prepare(self, store: Store, *, vectors: bool) -> FastIndex | None:
+        """Build the index now, in the calling thread (a benchmark's warm-up, a UI's background worker)."""
+        return self._build(store, vectors)
+
     def wait(self, timeout: float | None = None) -> None:
         """Wait for a background build to finish (benchmarks, tests)."""
         thread = self._building

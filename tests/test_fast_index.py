@@ -227,6 +227,16 @@ def test_background_build_starts_by_itself_once_the_index_is_quiet(notes_env: Ca
         assert manager.fast.current(manager.store, vectors=False) is not None
 
 
+def test_prepare_builds_at_once_and_the_next_search_uses_it(notes_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(notes_env()) as manager:
+        manager.fast.quiet_s = 60.0
+        manager.sync()
+        built = manager.fast.prepare(manager.store, vectors=False)
+        assert built is not None
+        assert manager.fast.current(manager.store, vectors=False) is built
+        assert _paths(manager, "grafana billing")
+
+
 def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:
     with MemoryManager(notes_env(profile="openclaw")) as manager:
         manager.sync()
