@@ -53,6 +53,7 @@ QUERIES = [
     "why did the search indexer run out of memory and who raised the connection pool size",
 ]
 CHUNKS_PER_NOTE = 1.1
+RESULT = "RESULT "
 
 
 def percentile(values: Sequence[float], share: float) -> float:
@@ -121,8 +122,16 @@ def same_top(a: Sequence[object], b: Sequence[object]) -> bool:
     return [c.id for c in a] == [c.id for c in b]  # type: ignore[attr-defined]
 
 
-def bench_keyword(root: Path, workspace: Path, repeat: int) -> tuple[MemoryManager, list[str]]:
-    """Keyword-only index and search, FTS5 versus the accelerator; returns the manager and queries."""
+def stats(wall: Sequence[float], cpu: Sequence[float]) -> dict[str, float]:
+    """p50/p95 of wall and CPU ms, rounded for the results file."""
+    return {f"{kind}_p{p}_ms": round(percentile(values, p / 100), 2)
+            for kind, values in (("wall", wall), ("cpu", cpu)) for p in (50, 95)}
+
+
+def bench_keyword(root: Path, workspace: Path, repeat: int,
+                  out: dict[str, object]) -> tuple[MemoryManager, list[str]]:
+    """Keyword-only index and search, FTS5 versus the accelerator (numbers into `out`); returns the
+    manager and queries."""
     env = resolve_agent(state_dir=str(root / "state-fts"), workspace=str(workspace), provider="none",
                         profile="memtui", env={"HOME": str(root)})
     manager = MemoryManager(env)
@@ -131,11 +140,13 @@ def bench_keyword(root: Path, workspace: Path, repeat: int) -> tuple[MemoryManag
     index_s = time.perf_counter() - started
     chunks = manager.store.chunk_count()
     print(f"  keyword-only index: {chunks} chunks in {index_s:.1f} s ({chunks / index_s:.0f} chunks/s)")
+    out.update(chunks=chunks, index_s=round(index_s, 2))
     queries = QUERIES
     fts = Searcher(manager.store, None, manager.settings, "memtui", manager.file_mtimes)
     one_wall, _ = timed(lambda q: fts.search(q, query_vector=None), queries[-3:], 1)
     wall, cpu = timed(lambda q: fts.search(q), queries, repeat)
     print(f"  keyword  FTS5        {summary(wall, cpu)}")
+    out["keyword_fts5"] = stats(wall, cpu)
     started, c0 = time.perf_counter(), time.thread_time()
     index = build_index(manager.store, vectors=False)
     build_s, build_cpu = time.perf_counter() - started, time.thread_time() - c0
@@ -146,12 +157,14 @@ def bench_keyword(root: Path, workspace: Path, repeat: int) -> tuple[MemoryManag
     print(f"  keyword  accelerator {summary(wall, cpu)}")
     agree = sum(same_top(fts.search(q).results, manager.search(q).results) for q in queries)
     print(f"  top results identical for {agree}/{len(queries)} queries")
+    out["keyword_accelerator"] = {**stats(wall, cpu), "build_s": round(build_s, 2),
+                                  "same_top": f"{agree}/{len(queries)}"}
     return manager, queries
 
 
 def bench_hybrid(root: Path, keyword_manager: MemoryManager, queries: list[str],
-                 repeat: int, sample_size: int) -> None:
-    """Hybrid search over tiled real vectors, sqlite-vec + FTS5 versus the accelerator."""
+                 repeat: int, sample_size: int, out: dict[str, object]) -> None:
+    """Hybrid search over tiled real vectors, sqlite-vec + FTS5 versus the accelerator (numbers into `out`)."""
     model_file = install_model(root / "model-state")
     real = LocalEmbeddingProvider(str(model_file))
     rng = random.Random(7)
@@ -164,8 +177,9 @@ def bench_hybrid(root: Path, keyword_manager: MemoryManager, queries: list[str],
     print(f"  embedded {len(sample_texts)} real chunks in {embed_s:.1f} s; every chunk gets one of them + noise")
     started = time.perf_counter()
     query_vectors = {q: real.embed_query(q) for q in queries}
-    print(f"  query embedding (real model, apart): {(time.perf_counter() - started) * 1000 / len(queries):.1f} ms"
-          " per query")
+    embed_ms = (time.perf_counter() - started) * 1000 / len(queries)
+    print(f"  query embedding (real model, apart): {embed_ms:.1f} ms per query")
+    out["query_embed_ms"] = round(embed_ms, 1)
     provider = TiledProvider(real.model)
     started = time.perf_counter()
     rows = write_tiled_vectors(keyword_manager.store, provider.model, sample)
@@ -176,6 +190,7 @@ def bench_hybrid(root: Path, keyword_manager: MemoryManager, queries: list[str],
     before = Searcher(manager.store, provider, manager.settings, "memtui", manager.file_mtimes)
     wall, cpu = timed(lambda q: before.search(q, query_vector=query_vectors[q]), queries, repeat)
     print(f"  hybrid   sqlite-vec+FTS5 {summary(wall, cpu)}")
+    out["hybrid_sqlite"] = stats(wall, cpu)
     started, c0 = time.perf_counter(), time.thread_time()
     index = build_index(manager.store, vectors=True)
     print(f"  accelerator build (keyword + vectors): {time.perf_counter() - started:.2f} s wall, "
@@ -187,6 +202,7 @@ def bench_hybrid(root: Path, keyword_manager: MemoryManager, queries: list[str],
     agree = sum(same_top(before.search(q, query_vector=query_vectors[q]).results,
                          manager.search(q, query_vector=query_vectors[q]).results) for q in queries)
     print(f"  top results identical for {agree}/{len(queries)} queries")
+    out["hybrid_accelerator"] = {**stats(wall, cpu), "same_top": f"{agree}/{len(queries)}"}
     print(f"  RSS now {current_rss_mib():.0f} MiB (accelerator arrays "
           f"{manager.fast.current(manager.store, vectors=True).nbytes() / 2**20:.0f} MiB)")
     manager.close()
@@ -201,40 +217,53 @@ def current_rss_mib() -> float:
     return float("nan")
 
 
-def run_size(target: int, repeat: int, sample: int, vectors: bool) -> None:
-    """One workspace size, in this process."""
+def run_size(target: int, repeat: int, sample: int, vectors: bool) -> dict[str, object]:
+    """One workspace size, in this process; returns its numbers."""
     notes = max(1, round(target / CHUNKS_PER_NOTE))
+    out: dict[str, object] = {"chunks_target": target, "notes": notes, "load_before": list(os.getloadavg())}
     with tempfile.TemporaryDirectory(prefix="memtui-scale-") as tmp:
         root = Path(tmp)
         workspace = root / "ws"
         generate(workspace, notes)
         print(f"~{target} chunks ({notes} notes), load average {os.getloadavg()[0]:.1f}")
-        manager, queries = bench_keyword(root, workspace, repeat)
+        manager, queries = bench_keyword(root, workspace, repeat, out)
         if vectors:
-            bench_hybrid(root, manager, queries, repeat, sample)
+            bench_hybrid(root, manager, queries, repeat, sample, out)
         else:
             manager.close()
         peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"  peak RSS {peak:.0f} MiB, load average {os.getloadavg()[0]:.1f}")
-        print(json.dumps({"chunksTarget": target, "peakRssMiB": round(peak)}))
+    out.update(peak_rss_mib=round(peak), load_after=list(os.getloadavg()))
+    return out
 
 
 def main() -> None:
-    """Parse args; run each size in its own child process."""
+    """Parse args; run each size in its own child process; optionally save the numbers for BENCHMARKS.md."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chunks", default="2000,20000,100000")
     parser.add_argument("--repeat", type=int, default=5, help="rounds over the query set")
     parser.add_argument("--sample", type=int, default=128, help="real chunks embedded for the vector side")
     parser.add_argument("--no-vectors", action="store_true", help="keyword side only")
+    parser.add_argument("--results", type=Path,
+                        help="write {'scale': ...} here (merge into BENCHMARKS.md with compare_peers.py --merge)")
     parser.add_argument("--single", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.single:
-        run_size(args.single, args.repeat, args.sample, not args.no_vectors)
+        print(RESULT + json.dumps(run_size(args.single, args.repeat, args.sample, not args.no_vectors)))
         return
+    scale: dict[str, object] = {}
     for size in (int(s) for s in args.chunks.split(",")):
         command = [sys.executable, __file__, "--single", str(size), "--repeat", str(args.repeat),
                    "--sample", str(args.sample)] + (["--no-vectors"] if args.no_vectors else [])
-        subprocess.run(command, check=True)
+        proc = subprocess.run(command, check=True, stdout=subprocess.PIPE, text=True)
+        for line in proc.stdout.splitlines():
+            if line.startswith(RESULT):
+                scale[str(size)] = json.loads(line[len(RESULT):])
+            else:
+                print(line, flush=True)
+    if args.results:
+        args.results.write_text(json.dumps({"scale": scale, "commands": [
+            "python benchmarks/bench_scale.py " + " ".join(sys.argv[1:])]}, indent=1), encoding="utf-8")
 
 
 if __name__ == "__main__":
