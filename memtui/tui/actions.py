@@ -31,6 +31,9 @@ ACTIONS: tuple[UserAction, ...] = (
                "The compiled keyword query, dropped terms, thresholds and counts."),
     UserAction("view.open_hit", "o", "open_hit", "view: Open the highlighted hit at its lines",
                "Show the hit's file, raw, with its lines selected (Enter in the table does the same)."),
+    UserAction("browser.filter", "f", "filter_files", "browser: Filter the file list",
+               "Type part of a date, slug or path (e.g. 2026-10 or standup); Enter moves to the list, escape "
+               "clears the filter."),
     UserAction("view.toggle", "v", "toggle_view", "view: Toggle rendered / raw",
                "Rendered Markdown or raw text with line numbers."),
     UserAction("tuning.toggle", "t", "toggle_tuning", "tuning: Show / hide the tuning panel",

@@ -42,6 +42,7 @@ from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 from memtui.tui.widgets import (
     BrowserEntry,
     FileViewer,
+    FilterInput,
     IndexStatusBar,
     MemoryBrowser,
     ResultsTable,
@@ -125,7 +126,9 @@ class MemtuiApp(App[int]):
             yield Input(placeholder="Search memory…  (/ to focus, Enter to jump to the results)", id="query")
             yield Static("", id="search-info")
         with Horizontal(id="body"):
-            yield MemoryBrowser(id="browser")
+            with Vertical(id="side"):
+                yield FilterInput(placeholder="filter files", id="browser-filter")
+                yield MemoryBrowser(id="browser")
             with Vertical(id="center"):
                 yield ResultsTable(id="results")
                 with TabbedContent(id="detail", initial="tab-trace"):
@@ -270,6 +273,33 @@ class MemtuiApp(App[int]):
     @on(Input.Changed, "#query")
     def _query_changed(self, _event: Input.Changed) -> None:
         self.schedule_search(retune=False, delay=self.debounce)
+
+    @on(Input.Changed, "#browser-filter")
+    def _filter_changed(self, event: Input.Changed) -> None:
+        self.browser.set_filter(event.value)
+        self.browser.border_subtitle = f"{self.browser.shown} match" if event.value.strip() else ""
+
+    @on(Input.Submitted, "#browser-filter")
+    def _filter_submitted(self, _event: Input.Submitted) -> None:
+        entries = self.browser.entries()
+        if entries:
+            self.browser.move_cursor(self.browser.find(entries[0].rel))
+        self.browser.focus()
+
+    def action_filter_files(self) -> None:
+        """Show and focus the file filter above the browser (escape clears and hides it)."""
+        box = self.query_one("#browser-filter", Input)
+        box.display = True
+        box.focus()
+
+    def action_clear_file_filter(self) -> None:
+        """Clear and hide the file filter and go back to the full file list."""
+        box = self.query_one("#browser-filter", Input)
+        box.value = ""
+        box.display = False
+        self.browser.set_filter("")
+        self.browser.border_subtitle = ""
+        self.browser.focus()
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self, _event: Input.Submitted) -> None:

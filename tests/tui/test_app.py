@@ -254,6 +254,34 @@ async def test_vim_keys_move_the_browser(manager: MemoryManager, make_app) -> No
         assert app.viewer.rel == "memory/2026-04-29.md"
 
 
+async def test_file_filter_narrows_the_browser_and_escape_restores_it(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        app.browser.focus()
+        every = [entry.rel for entry in app.browser.entries()]
+        await pilot.press("f")
+        box = app.query_one("#browser-filter", Input)
+        assert box.display and box.has_focus
+        await pilot.press(*"04-28")
+        await pilot.pause()
+        assert [entry.rel for entry in app.browser.entries()] == ["memory/2026-04-28.md",
+                                                                  "memory/2026-04-28-deploy-incident.md"]
+        assert app.browser.border_subtitle == "2 match"
+        await pilot.press("enter")
+        assert app.browser.has_focus
+        await pilot.press("enter")
+        assert app.viewer.rel == "memory/2026-04-28.md"
+        app.browser.focus()
+        await pilot.press("escape")
+        assert not box.display and box.value == ""
+        assert [entry.rel for entry in app.browser.entries()] == every
+        await pilot.press("f", "z", "z", "z")
+        await pilot.pause()
+        assert app.browser.entries() == [] and app.browser.border_subtitle == "0 match"
+        await pilot.press("escape")
+        assert not box.display and len(app.browser.entries()) == len(every)
+
+
 async def test_an_opening_query_highlights_the_first_hit_with_its_trace_and_file(manager: MemoryManager,
                                                                                   make_app) -> None:
     app = make_app(manager, initial_query="redis")
