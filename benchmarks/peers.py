@@ -134,6 +134,10 @@ class QmdRunner:
         self.env = _base_env(scratch / "qmd-home", binaries.node)
         if embed_model is not None:
             self.env["QMD_EMBED_MODEL"] = str(embed_model)
+            # QMD cuts over-long chunks to the model's 512 positions by tokenize → detokenize, which can
+            # re-tokenize longer and trips a GGML assert in node-llama-cpp (seen on LoCoMo conv-41 with
+            # MiniLM); a 480-token embedding context leaves room for that.
+            self.env["QMD_EMBED_CONTEXT_SIZE"] = "480"
         self.timeout = timeout
         self.mode = "lex" if lex else "search"
         self.workspace: Path | None = None
