@@ -19,10 +19,6 @@ from memtui.errors import ConfigError
 
 SOURCES = ("memory", "sessions")
 PROFILES = ("memtui", "openclaw")
-# The memtui profile's (vector, text) hybrid weights when the config sets none (OpenClaw: 0.7, 0.3).
-# Chosen with `memtui eval` on SciFact train and LoCoMo dev with the local MiniLM model; see
-# benchmarks/BENCHMARKS.md for the before/after numbers.
-MEMTUI_HYBRID_WEIGHTS = (0.3, 0.7)
 CITATION_MODES = ("auto", "on", "off")
 
 # Known keys of a memorySearch block; nested dicts describe nested blocks, None is a leaf.
@@ -170,8 +166,7 @@ class DecaySettings:
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1. `weights_configured`
-    says whether the config (or live tuning) set them, as opposed to OpenClaw's 0.7/0.3 defaults."""
+    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1."""
 
     enabled: bool = True
     vector_weight: float = 0.7
@@ -179,7 +174,6 @@ class HybridSettings:
     candidate_multiplier: float = 4
     mmr: MMRSettings = field(default_factory=MMRSettings)
     temporal_decay: DecaySettings = field(default_factory=DecaySettings)
-    weights_configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -474,8 +468,6 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     tokens = max(1, int(r.number("chunking.tokens", 400)))
     overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
 
-    weights_configured = any(r.number(f"query.hybrid.{key}", None) is not None
-                             for key in ("vectorWeight", "textWeight"))
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
     total = vector_weight + text_weight
@@ -570,7 +562,6 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
                     enabled=r.bool("query.hybrid.temporalDecay.enabled", False),
                     half_life_days=max(1, math.floor(r.number("query.hybrid.temporalDecay.halfLifeDays", 30))),
                 ),
-                weights_configured=weights_configured,
             ),
         ),
         cache=CacheSettings(
@@ -585,16 +576,8 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = _clamp(vector_weight, 0, 1), _clamp(text_weight, 0, 1)
     total = vw + tw
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
-    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
+    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
-
-
-def profile_settings(settings: MemorySearchSettings, profile: str) -> MemorySearchSettings:
-    """The settings a ranking profile searches with: the `memtui` profile uses its own hybrid weights
-    (`MEMTUI_HYBRID_WEIGHTS`) unless the config sets weights; the `openclaw` profile uses them as given."""
-    if profile != "memtui" or settings.query.hybrid.weights_configured:
-        return settings
-    return with_weights(settings, *MEMTUI_HYBRID_WEIGHTS)
 
 
 def citations_mode(raw: dict[str, Any]) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from memtui.config import MemorySearchSettings, profile_settings
+from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import EmbeddingProvider
 from memtui.fast_index import FastIndex
 from memtui.fts_query import (
@@ -164,7 +164,7 @@ class Searcher:
         self.store = store
         self.fast = fast if profile == "memtui" else None
         self.provider = provider
-        self.settings = profile_settings(settings, profile)
+        self.settings = settings
         self.profile = profile
         self._mtimes_source = mtimes
         self._mtimes: dict[str, float] | None = None

@@ -53,24 +53,3 @@ def test_trigram_index_requires_short_cjk_tokens_with_like(make_env: Callable[..
             == ["memory/2026-11-26.md"]
         assert [h.path for h in manager.search("東京", min_score=0.0, profile="openclaw").results] \
             == ["memory/2026-11-26.md"]
-
-
-def test_memtui_profile_has_its_own_hybrid_weights_unless_the_config_sets_them(
-        make_env: Callable[..., AgentEnv], tmp_path) -> None:
-    query = "redis session cache payment webhook"
-    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
-        manager.sync()
-        memtui = manager.search(query, min_score=0.0, profile="memtui")
-        assert (memtui.vector_weight, memtui.text_weight) == pytest.approx((0.3, 0.7))
-        for hit in memtui.results:
-            assert hit.score == pytest.approx(0.3 * (hit.vector_score or 0.0) + 0.7 * (hit.text_score or 0.0))
-        openclaw = manager.search(query, min_score=0.0, profile="openclaw")
-        assert (openclaw.vector_weight, openclaw.text_weight) == pytest.approx((0.7, 0.3))
-    config = tmp_path / "openclaw.json"
-    config.write_text("{agents: {defaults: {memorySearch: {query: {hybrid: {vectorWeight: 0.6}}}}}}", encoding="utf-8")
-    with MemoryManager(make_env(config=str(config)), provider=HashedProvider()) as manager:
-        manager.sync()
-        for profile in ("memtui", "openclaw"):
-            response = manager.search(query, min_score=0.0, profile=profile)
-            # OpenClaw normalises 0.6 + the default 0.3 to sum to 1.
-            assert (response.vector_weight, response.text_weight) == pytest.approx((0.6 / 0.9, 0.3 / 0.9))

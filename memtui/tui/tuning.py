@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from memtui.config import MemorySearchSettings, profile_settings, with_weights
+from memtui.config import MemorySearchSettings, with_weights
 from memtui.search import Candidate
 
 
@@ -25,8 +25,7 @@ class Tuning:
 
     @classmethod
     def from_settings(cls, settings: MemorySearchSettings, profile: str) -> Tuning:
-        """The knobs as configured (the weights `profile` searches with)."""
-        settings = profile_settings(settings, profile)
+        """The knobs as configured."""
         hybrid = settings.query.hybrid
         return cls(
             vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight,
