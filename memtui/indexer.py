@@ -239,34 +239,35 @@ class Indexer:
         indexed = {"memory": store.file_hashes("memory"), "sessions": store.file_hashes("sessions")}
         emit(Progress("scan", 0, len(items), 0))
         seen: dict[str, set[str]] = {"memory": set(), "sessions": set()}
-        for done, (rel, loader, source) in enumerate(items, start=1):
-            if should_stop and should_stop():
-                break
-            seen[source].add(rel)
-            document = loader()
-            if document is None:
-                report.files_skipped += 1
-                emit(Progress("index", done, len(items), report.chunks_written, rel))
-                continue
-            if not full and indexed[source].get(rel) == document.digest:
-                emit(Progress("index", done, len(items), report.chunks_written, rel))
-                continue
-            if document.content:
-                document.chunks = self._chunk(document.content)
-            self._write_document(store, document, model, report, fresh=full)
-            report.files_changed += 1
-            emit(Progress("index", done, len(items), report.chunks_written, rel))
-        if not (should_stop and should_stop()):
-            for source, paths in indexed.items():
-                if source not in self.settings.sources and paths:
-                    report.files_deleted += store.delete_files(paths.keys(), source)
+        with store.batch():
+            for done, (rel, loader, source) in enumerate(items, start=1):
+                if should_stop and should_stop():
+                    break
+                seen[source].add(rel)
+                document = loader()
+                if document is None:
+                    report.files_skipped += 1
+                    emit(Progress("index", done, len(items), report.chunks_written, rel))
                     continue
-                if source == "sessions" and session_files is not None:
+                if not full and indexed[source].get(rel) == document.digest:
+                    emit(Progress("index", done, len(items), report.chunks_written, rel))
                     continue
-                scope = memory_paths if source == "memory" else None
-                stale = [p for p in paths if p not in seen[source] and (scope is None or p in scope)]
-                if stale:
-                    report.files_deleted += store.delete_files(stale, source)
+                if document.content:
+                    document.chunks = self._chunk(document.content)
+                self._write_document(store, document, model, report, fresh=full)
+                report.files_changed += 1
+                emit(Progress("index", done, len(items), report.chunks_written, rel))
+            if not (should_stop and should_stop()):
+                for source, paths in indexed.items():
+                    if source not in self.settings.sources and paths:
+                        report.files_deleted += store.delete_files(paths.keys(), source)
+                        continue
+                    if source == "sessions" and session_files is not None:
+                        continue
+                    scope = memory_paths if source == "memory" else None
+                    stale = [p for p in paths if p not in seen[source] and (scope is None or p in scope)]
+                    if stale:
+                        report.files_deleted += store.delete_files(stale, source)
         report.elapsed_ms = (time.perf_counter() - started) * 1000
         emit(Progress("done", report.files_total, report.files_total, report.chunks_written))
         return report

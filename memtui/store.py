@@ -7,8 +7,9 @@ import json
 import os
 import struct
 import threading
+import time
 import uuid
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,8 @@ ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
 REVISION_KEY = "memtui_chunks_revision_v1"
+# Longest a `batch()` keeps written files uncommitted (other processes see them at the commit).
+BATCH_COMMIT_S = 0.25
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -132,6 +135,7 @@ class Store:
         self.fts_tokenizer = fts_tokenizer
         self.cache_enabled = cache_enabled
         self.lock = threading.RLock()
+        self._batch_until: float | None = None
         self.conn, self._vector_error = connect(
             path, read_only=read_only, vector_enabled=vector_enabled, extension_path=extension_path
         )
@@ -274,40 +278,77 @@ class Store:
                      fresh: bool = False) -> None:
         """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector) and upsert its files row.
 
-        `fresh` skips deleting old rows (a store being built from scratch has none).
+        `fresh` skips deleting old rows (a store being built from scratch has none). Inside `batch()` the
+        file is a savepoint of the batch's transaction; otherwise it is its own transaction.
         """
         self._check_writable()
         self._kinds = None
-        with self.lock, self.conn:
-            if not fresh:
-                self._delete_file_rows(path, source)
-            dims = self._dims_cache()
-            for chunk, embedding_json, vector in rows:
-                cursor = self.conn.execute(
-                    "INSERT OR REPLACE INTO chunks (id, path, source, start_line, end_line, hash, model, text, "
-                    "embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
-                     chunk.model, chunk.text, embedding_json, updated_at),
-                )
-                if self._fts_error is None:
-                    self.conn.execute(
-                        "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
-                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                        (cursor.lastrowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model,
-                         chunk.start_line, chunk.end_line),
-                    )
-                if self._stemmed:
-                    self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
-                                      (cursor.lastrowid, chunk.text))
-                if vector is not None and dims == len(vector):
-                    self.conn.execute(
-                        "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
-                    )
-            self.conn.execute(
-                "INSERT OR REPLACE INTO files (path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?)",
-                (path, source, digest, mtime, size),
+        args = (path, source, digest, mtime, size, rows, updated_at, fresh)
+        with self.lock:
+            if self._batch_until is None:
+                with self.conn:
+                    self._write_file(*args)
+                return
+            if not self.conn.in_transaction:
+                self.conn.execute("BEGIN")
+            self.conn.execute("SAVEPOINT memtui_file")
+            try:
+                self._write_file(*args)
+            except BaseException:
+                self.conn.execute("ROLLBACK TO memtui_file")
+                self.conn.execute("RELEASE memtui_file")
+                raise
+            self.conn.execute("RELEASE memtui_file")
+            if time.monotonic() >= self._batch_until:
+                self.conn.commit()
+                self._batch_until = time.monotonic() + BATCH_COMMIT_S
+
+    @contextlib.contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group the `replace_file` calls made inside into a commit every `BATCH_COMMIT_S` at most: FTS5
+        writes a segment per transaction, so one commit per file dominated indexing time. Each file stays
+        atomic; everything written is committed on exit, also when the block raises."""
+        self._batch_until = time.monotonic() + BATCH_COMMIT_S
+        try:
+            yield
+        finally:
+            self._batch_until = None
+            with self.lock:
+                if self.conn.in_transaction:
+                    self.conn.commit()
+
+    def _write_file(self, path: str, source: str, digest: str, mtime: float, size: int,
+                    rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
+                    fresh: bool) -> None:
+        if not fresh:
+            self._delete_file_rows(path, source)
+        dims = self._dims_cache()
+        for chunk, embedding_json, vector in rows:
+            cursor = self.conn.execute(
+                "INSERT OR REPLACE INTO chunks (id, path, source, start_line, end_line, hash, model, text, "
+                "embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
+                 chunk.model, chunk.text, embedding_json, updated_at),
             )
-            self._bump_revision()
+            if self._fts_error is None:
+                self.conn.execute(
+                    "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                    (cursor.lastrowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model,
+                     chunk.start_line, chunk.end_line),
+                )
+            if self._stemmed:
+                self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
+                                  (cursor.lastrowid, chunk.text))
+            if vector is not None and dims == len(vector):
+                self.conn.execute(
+                    "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
+                )
+        self.conn.execute(
+            "INSERT OR REPLACE INTO files (path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?)",
+            (path, source, digest, mtime, size),
+        )
+        self._bump_revision()
 
     def _dims_cache(self) -> int | None:
         if self._vector_error is not None:
