@@ -10,8 +10,12 @@ Sections (run any subset; results merge into one JSON file and the Markdown is r
 * locomo  — LoCoMo dev: evidence recall@6/@10 and characters per query; OpenClaw on a stride subset.
 * hybrid  — memtui with its local MiniLM model (real vectors) on the smallest notes workspace: query
             embedding and search timed apart.
+* scifact-hybrid, locomo-hybrid — the quality sections with real vectors from one model for everyone:
+            memtui's MiniLM GGUF in memtui, in QMD (`QMD_EMBED_MODEL`, typed `vec:` queries) and, through
+            `embed_server.py` (an OpenAI-compatible endpoint on 127.0.0.1), in OpenClaw's `openai` provider.
+            `--seed-cache STORE` reuses a memtui index's embedding cache (e.g. `memtui eval scifact --keep`).
 
-Run: `python benchmarks/compare_peers.py --sections notes,scifact,locomo,hybrid`
+Run: `python benchmarks/compare_peers.py --sections notes,scifact,locomo,hybrid,locomo-hybrid`
 (after `bash benchmarks/install_peers.sh all`; missing peers are reported and skipped).
 """
 
@@ -919,7 +923,8 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
               "Data: `/work/shared/eval/scifact` (BEIR SciFact, train split) and "
               "`/work/shared/eval/locomo/locomo-dev.json`; generated corpora stay under the scratch dir "
               "(default `/tmp/memtui-bench`). Every peer call runs under a timeout with its own HOME, XDG "
-              "dirs and OpenClaw state dir; QMD `embed`/`query` with expansion/`pull` are never called.", ""]
+              "dirs and OpenClaw state dir; QMD `query` with expansion, `vsearch` and `pull` are never called (they "
+              "download models), and `qmd embed` runs only with the local GGUF given as QMD_EMBED_MODEL.", ""]
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
