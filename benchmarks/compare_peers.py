@@ -802,7 +802,7 @@ def targets(results: dict[str, Any]) -> list[str]:
         rows = results.get(section, {})
         big = rows.get(str(max(map(int, rows)))) if rows else None
         cell = big.get("memtui-memtui") if big else None
-        if not cell:
+        if not cell or cell["chunks"] < 90_000:
             continue
         p95 = cell["p95_ms"]
         cpu = f", thread CPU p95 {cell['cpu_p95_ms']:.1f} ms" if "cpu_p95_ms" in cell else ""
