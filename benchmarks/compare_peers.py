@@ -884,9 +884,10 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
                   "for the openclaw profile. Vectors: 128 chunks embedded with the real MiniLM model and tiled "
                   "with noise over every chunk (embedding 100k chunks takes hours on this CPU); queries are "
                   "embedded for real and that time is reported apart.", "", *accelerator_table(results)]
-    lines += ["", "## Scale (memtui in process, FTS-only)", "",
-              "Each size runs in its own Python process; peak RSS is `ru_maxrss` of that process (index + "
-              "queries).", "", *scale_table(results), ""]
+    lines += ["", "## memtui in process on the generated-notes workspaces (keyword only)", "",
+              "From the notes runs above. Each size runs in its own Python process; peak RSS is `ru_maxrss` of "
+              "that process (index + queries); the memtui profile searches through its accelerator.", "",
+              *scale_table(results), ""]
     if results.get("latency"):
         lines += ["### Search latency on the built indexes", "",
                   "The same queries (5 rounds) on the indexes the notes run built, in a fresh process without "
@@ -914,8 +915,9 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
     lines += ["", "## Reproduce", "", "```bash", "cd /work/main && . .venv/bin/activate",
               "bash benchmarks/install_peers.sh all      # Node 24, QMD 2.8.3, OpenClaw 2026.9.6 from npm",
               "# everything in one go (sequential; several hours on 2 cores because of OpenClaw's CLI):",
-              "python benchmarks/compare_peers.py --sections notes,scifact,locomo,latency,hybrid "
-              "--oc-stride 16 --lex-stride 4",
+              "python benchmarks/compare_peers.py --sections notes,scifact,locomo,latency,hybrid,scifact-hybrid,"
+              "locomo-hybrid --oc-stride 16 --lex-stride 4",
+              "python benchmarks/bench_scale.py --results scale.json   # then --merge it with the rest",
               "# what produced this file (sections run concurrently, each into its own results file):",
               *results.get("commands", []),
               "python benchmarks/compare_peers.py --merge RESULTS.json ...   # one BENCHMARKS.md from several runs",
