@@ -307,7 +307,10 @@ class Indexer:
 
     def _write_document(self, store: Store, document: _Document, model: str, report: SyncReport,
                         fresh: bool) -> None:
-        vectors = self._embed(store, document.chunks, report) if self.provider is not None else None
+        vectors = None
+        if self.provider is not None:
+            store.commit_batch()
+            vectors = self._embed(store, document.chunks, report)
         rows: list[tuple[ChunkRow, str, list[float] | None]] = []
         for index, chunk in enumerate(document.chunks):
             chunk_id = sha256_hex(

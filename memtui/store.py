@@ -317,6 +317,14 @@ class Store:
                 if self.conn.in_transaction:
                     self.conn.commit()
 
+    def commit_batch(self) -> None:
+        """Commit what the current batch has written, before slow work (embedding) that would otherwise keep
+        the write transaction, and other processes' writes, waiting."""
+        with self.lock:
+            if self._batch_until is not None and self.conn.in_transaction:
+                self.conn.commit()
+                self._batch_until = time.monotonic() + BATCH_COMMIT_S
+
     def _write_file(self, path: str, source: str, digest: str, mtime: float, size: int,
                     rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
                     fresh: bool) -> None:

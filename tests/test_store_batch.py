@@ -57,3 +57,22 @@ def test_batched_index_is_committed_when_sync_returns(make_env: Callable[..., Ag
         assert not manager.store.conn.in_transaction
         files, chunks = _committed(env.store_path)
         assert "memory/2026-11-30.md" in files and chunks["memory/2026-11-30.md"] == 1
+
+
+def test_files_are_committed_before_the_provider_embeds_the_next_one(make_env: Callable[..., AgentEnv]) -> None:
+    """A slow embedding call never runs inside an open write transaction (other processes could not write)."""
+    from hashed_provider import HashedProvider
+
+    env = make_env()
+    seen: list[tuple[int, bool]] = []
+
+    class Watching(HashedProvider):
+        def embed_batch(self, texts):  # type: ignore[no-untyped-def]
+            files, _ = _committed(env.store_path) if env.store_path.exists() else (set(), {})
+            seen.append((len(files), manager.store.conn.in_transaction))
+            return super().embed_batch(texts)
+
+    with MemoryManager(env, provider=Watching()) as manager:
+        manager.sync()
+    assert [count for count, _ in seen] == list(range(len(seen)))
+    assert not any(open_transaction for _, open_transaction in seen)
