@@ -11,7 +11,10 @@ from __future__ import annotations
 
 import json
 import math
+import pickle
 import re
+import subprocess
+import sys
 import threading
 import time
 import unicodedata
@@ -127,6 +130,12 @@ class FastIndex:
         self._weights = weights
         self._vectors = vectors
         self._tokenizer = tokenizer
+
+    def __getstate__(self) -> dict[str, object]:
+        """Pickled without the tokenizer (PyStemmer objects do not pickle); the receiver sets one."""
+        state = dict(self.__dict__)
+        state["_tokenizer"] = None
+        return state
 
     @property
     def size(self) -> int:
@@ -286,6 +295,25 @@ def build_index(store: Store, *, vectors: bool, tokenizer: PorterTokenizer | Non
                      docs, weights, vector_part, tokenizer)
 
 
+def build_index_isolated(store: Store, *, vectors: bool, tokenizer: PorterTokenizer) -> FastIndex:
+    """`build_index` in a child Python process (`python -m memtui.fast_build`) reading the committed index,
+    so the GIL-bound tokenising does not slow the caller's other threads (a UI) and runs on another core.
+    Raises StaleRead when the child fails or the store changed meanwhile."""
+    request = {**store.reader_args(), "path": str(store.path), "vectors": vectors}
+    try:
+        child = subprocess.run([sys.executable, "-m", "memtui.fast_build"], input=json.dumps(request).encode(),
+                               capture_output=True, check=False)
+    except OSError as exc:
+        raise StaleRead(f"cannot start the index builder: {exc}") from None
+    if child.returncode != 0:
+        raise StaleRead(child.stderr.decode("utf-8", "replace").strip()[-300:] or f"exit {child.returncode}")
+    index = pickle.loads(child.stdout)  # our own child's output
+    if not isinstance(index, FastIndex):
+        raise StaleRead(f"the index builder returned {type(index).__name__}")
+    index._tokenizer = tokenizer
+    return index
+
+
 def _load_vectors(store: Store, rowids: np.ndarray) -> _Vectors:
     """Chunk embeddings from `chunks_vec` BLOBs, or parsed from `chunks.embedding` without sqlite-vec."""
     doc_of_rowid = {int(r): i for i, r in enumerate(rowids)}
@@ -375,11 +403,14 @@ class FastSearch:
             if remaining <= 0:
                 break
             time.sleep(min(remaining, 0.5))
-        self._build(store, vectors)
+        self._build(store, vectors, isolated=True)
 
-    def _build(self, store: Store, vectors: bool) -> FastIndex | None:
+    def _build(self, store: Store, vectors: bool, *, isolated: bool = False) -> FastIndex | None:
         try:
-            index = build_index(store, vectors=vectors, tokenizer=self._tokenizer)
+            if isolated:
+                index = build_index_isolated(store, vectors=vectors, tokenizer=self._tokenizer)
+            else:
+                index = build_index(store, vectors=vectors, tokenizer=self._tokenizer)
         except (StaleRead, DriverError):
             return None
         with self._lock:

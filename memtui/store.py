@@ -134,6 +134,8 @@ class Store:
         self.read_only = read_only
         self.fts_tokenizer = fts_tokenizer
         self.cache_enabled = cache_enabled
+        self.vector_enabled = vector_enabled
+        self.extension_path = extension_path
         self.lock = threading.RLock()
         self._batch_until: float | None = None
         self.conn, self._vector_error = connect(
@@ -724,6 +726,12 @@ class Store:
                         self.conn.execute("INSERT OR IGNORE INTO embedding_cache SELECT * FROM old.embedding_cache")
             finally:
                 self.conn.execute("DETACH DATABASE old")
+
+    def reader_args(self) -> dict[str, Any]:
+        """Keyword arguments that open this index read-only in another process: `Store(**reader_args())`."""
+        return {"path": self.path, "read_only": True, "fts_tokenizer": self.fts_tokenizer,
+                "vector_enabled": self.vector_enabled, "extension_path": self.extension_path,
+                "cache_enabled": self.cache_enabled}
 
     def close(self) -> None:
         """Close the connection."""

@@ -13,7 +13,7 @@ import pytest
 from hashed_provider import HashedProvider
 
 from memtui.agent import AgentEnv
-from memtui.fast_index import FastSearch, build_index
+from memtui.fast_index import FastSearch, PorterTokenizer, StaleRead, build_index, build_index_isolated
 from memtui.fts_query import build_or_query
 from memtui.manager import MemoryManager
 from memtui.search import Searcher
@@ -235,6 +235,25 @@ def test_prepare_builds_at_once_and_the_next_search_uses_it(notes_env: Callable[
         assert built is not None
         assert manager.fast.current(manager.store, vectors=False) is built
         assert _paths(manager, "grafana billing")
+
+
+def test_index_built_in_a_child_process_answers_like_one_built_in_process(
+        notes_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(notes_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        here = build_index(manager.store, vectors=True)
+        there = build_index_isolated(manager.store, vectors=True, tokenizer=PorterTokenizer())
+        assert there.revision == here.revision and there.size == here.size and there.has_vectors
+        vector = manager.embed_query("grafana billing dashboards")
+        assert vector is not None
+        for query in QUERIES:
+            terms = build_or_query(query).terms
+            assert there.keyword(terms, 10, model=None, sources=None) == \
+                here.keyword(terms, 10, model=None, sources=None)
+        assert there.vector(vector, 10, model=None, sources=None) == here.vector(vector, 10, model=None, sources=None)
+        manager.store.path = manager.store.path.with_name("gone.sqlite")  # the child cannot open it
+        with pytest.raises(StaleRead, match="cannot open the index"):
+            build_index_isolated(manager.store, vectors=False, tokenizer=PorterTokenizer())
 
 
 def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:

@@ -1,0 +1,42 @@
+"""Child-process entry point of the accelerator build: `python -m memtui.fast_build` reads
+`{"path": ..., "vectors": ..., <Store options>}` as JSON on stdin and writes the pickled FastIndex to stdout.
+A stale or unreadable index exits 3 with the reason on stderr."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import sys
+from pathlib import Path
+
+from memtui.errors import StoreError
+from memtui.fast_index import StaleRead, build_index
+from memtui.store import DriverError, Store
+
+
+def main() -> int:
+    """Build the index named on stdin; the exit code says whether stdout holds it."""
+    request = json.loads(sys.stdin.buffer.read())
+    vectors = bool(request.pop("vectors"))
+    request["path"] = Path(request["path"])
+    if not request["path"].is_file():
+        print(f"cannot open the index: {request['path']} does not exist", file=sys.stderr)
+        return 3
+    try:
+        store = Store(**request)
+    except (StoreError, DriverError, OSError) as exc:
+        print(f"cannot open the index: {exc}", file=sys.stderr)
+        return 3
+    try:
+        index = build_index(store, vectors=vectors)
+    except (StaleRead, DriverError) as exc:
+        print(str(exc), file=sys.stderr)
+        return 3
+    finally:
+        store.close()
+    sys.stdout.buffer.write(pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
