@@ -15,11 +15,11 @@ from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
-import httpx
-
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
+    import httpx
+
     from memtui.config import MemorySearchSettings
 
 T = TypeVar("T")
@@ -289,6 +289,8 @@ def post_json(
     key_hint: str,
 ) -> Any:
     """POST JSON and return the decoded response; failures become one-line, key-free ProviderErrors."""
+    import httpx  # only remote providers need it; a keyword-only CLI call does not pay for the import
+
     try:
         response = client.post(url, json=body, timeout=timeout)
     except httpx.TimeoutException:
