@@ -256,6 +256,15 @@ def test_index_built_in_a_child_process_answers_like_one_built_in_process(
             build_index_isolated(manager.store, vectors=False, tokenizer=PorterTokenizer())
 
 
+def test_without_an_interpreter_to_start_the_index_is_built_in_process(notes_env: Callable[..., AgentEnv],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    with MemoryManager(notes_env()) as manager:
+        manager.sync()
+        monkeypatch.setattr(sys, "executable", str(Path(manager.store.path).with_name("no-python")))
+        index = build_index_isolated(manager.store, vectors=False, tokenizer=PorterTokenizer())
+        assert index.revision == manager.store.revision() and index.size == manager.store.chunk_count()
+
+
 def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., AgentEnv]) -> None:
     with MemoryManager(notes_env(profile="openclaw")) as manager:
         manager.sync()
