@@ -288,7 +288,7 @@ def bench_notes(scratch: Path, notes: int, peers: Any, args: argparse.Namespace)
         try:
             qmd = QmdRunner(peers, runs)
             row["qmd"] = {"index_s": qmd.index(workspace), **query_run(qmd.search, needles)}
-            qmd.lex = True
+            qmd.mode = "lex"
             row["qmd-lex"] = {"index_s": row["qmd"]["index_s"], **query_run(qmd.search, needles)}
         except PeerError as exc:
             row["qmd"] = {"error": str(exc)}
@@ -380,10 +380,10 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace,
             index_s = qmd.index(workspace)
         except PeerError as exc:
             failures["qmd"] = str(exc)
-        for name, lex, queries in (("qmd", False, todo), ("qmd-lex", True, todo[:: args.lex_stride])):
+        for name, mode, queries in (("qmd", "search", todo), ("qmd-lex", "lex", todo[:: args.lex_stride])):
             if "qmd" in failures:
                 break
-            qmd.lex = lex
+            qmd.mode = mode
             log(f"scifact: {name} on {len(queries)} queries")
             per_system[name] = {"index_s": index_s, **scifact_scores(qmd.search, queries, qrels, name)}
     if peers.openclaw and vectors is None:
@@ -403,8 +403,8 @@ def bench_scifact(scratch: Path, peers: Any, args: argparse.Namespace,
         systems: list[tuple[str, SearchFn]] = []
         if qmd_v is not None and "qmd" not in failures:
             for mode in ("vec", "hybrid"):
-                runner = QmdRunner(peers, runs, embed_model=vectors.model, timeout=120)
-                runner.mode, runner.workspace = mode, qmd_v.workspace
+                runner = QmdRunner(peers, runs, embed_model=vectors.model, timeout=120, mode=mode)
+                runner.workspace = qmd_v.workspace
                 systems.append((f"qmd-{mode}", runner.search))
         if oc_v is not None and "openclaw" not in failures:
             oc_v.min_score = 0.0
@@ -499,8 +499,9 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace,
             peer_index_with_vectors(qmd_v, oc_v, workspace, args, failures, index_s, f"locomo {conv.sample_id}")
             if qmd_v is not None and "qmd" not in failures:
                 for mode in ("vec", "hybrid"):
-                    runner = QmdRunner(peers, runs / conv.sample_id, embed_model=vectors.model, timeout=120)
-                    runner.mode, runner.workspace = mode, qmd_v.workspace
+                    runner = QmdRunner(peers, runs / conv.sample_id, embed_model=vectors.model, timeout=120,
+                                       mode=mode)
+                    runner.workspace = qmd_v.workspace
                     systems[f"qmd-{mode}"] = (runner.search, False, subset)
             if oc_v is not None and "openclaw" not in failures:
                 oc_v.min_score = 0.0
@@ -514,7 +515,7 @@ def bench_locomo(scratch: Path, peers: Any, args: argparse.Namespace,
                 rows.pop("qmd", None)
                 rows.pop("qmd-lex", None)
         if peers.qmd and "qmd" not in failures and vectors is None:
-            qmd_lex = QmdRunner(peers, runs / conv.sample_id, lex=True)
+            qmd_lex = QmdRunner(peers, runs / conv.sample_id, mode="lex")
             qmd_lex.workspace = qmd.workspace
             systems["qmd"] = (qmd.search, False, numbered)
             systems["qmd-lex"] = (qmd_lex.search, False, [(i, q) for i, q in numbered if i % args.lex_stride == 0])

@@ -124,9 +124,8 @@ class QmdRunner:
     expansion, no rerank: the only vector forms that run offline; `vsearch` always expands the query)."""
 
     name = "qmd"
-    MODES = ("search", "lex", "vec", "hybrid")
 
-    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, lex: bool = False,
+    def __init__(self, binaries: PeerBinaries, scratch: Path, *, timeout: float = 60.0, mode: str = "search",
                  embed_model: Path | None = None):
         if binaries.node is None or binaries.qmd is None:
             raise PeerError("QMD is not installed (bash benchmarks/install_peers.sh qmd)")
@@ -139,17 +138,8 @@ class QmdRunner:
             # MiniLM); a 480-token embedding context leaves room for that.
             self.env["QMD_EMBED_CONTEXT_SIZE"] = "480"
         self.timeout = timeout
-        self.mode = "lex" if lex else "search"
+        self.mode = mode  # search | lex | vec | hybrid
         self.workspace: Path | None = None
-
-    @property
-    def lex(self) -> bool:
-        """Whether searches use the typed lex query."""
-        return self.mode == "lex"
-
-    @lex.setter
-    def lex(self, value: bool) -> None:
-        self.mode = "lex" if value else "search"
 
     def version(self) -> str:
         """`qmd --version`."""

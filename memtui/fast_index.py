@@ -379,8 +379,7 @@ class FastSearch:
                 return index
             self._misses += 1
             self._index = None  # never served again; let its memory go before the rebuild
-            if revision != self._revision_seen:
-                self._revision_seen, self._revision_since = revision, time.monotonic()
+            self._quiet_remaining(revision)
             if not self.sync_build_chunks or store.chunk_count() > self.sync_build_chunks:
                 if self._misses > 1 and (self._building is None or not self._building.is_alive()):
                     self._building = threading.Thread(target=self._build_when_quiet, args=(store, vectors),
@@ -396,15 +395,20 @@ class FastSearch:
             revision = store.revision()
             if revision is None:
                 return
-            now = time.monotonic()
             with self._lock:
-                if revision != self._revision_seen:
-                    self._revision_seen, self._revision_since = revision, now
-                remaining = self._revision_since + self.quiet_s - now
+                remaining = self._quiet_remaining(revision)
             if remaining <= 0:
                 break
             time.sleep(min(remaining, 0.5))
         self._build(store, vectors, isolated=True)
+
+    def _quiet_remaining(self, revision: str) -> float:
+        """Seconds until the store has been quiet for `quiet_s` (a new `revision` restarts the clock); call
+        with the lock held."""
+        now = time.monotonic()
+        if revision != self._revision_seen:
+            self._revision_seen, self._revision_since = revision, now
+        return self._revision_since + self.quiet_s - now
 
     def _build(self, store: Store, vectors: bool, *, isolated: bool = False) -> FastIndex | None:
         try:

@@ -302,8 +302,7 @@ class Store:
                 raise
             self.conn.execute("RELEASE memtui_file")
             if time.monotonic() >= self._batch_until:
-                self.conn.commit()
-                self._batch_until = time.monotonic() + BATCH_COMMIT_S
+                self.commit_batch()
 
     @contextlib.contextmanager
     def batch(self) -> Iterator[None]:
