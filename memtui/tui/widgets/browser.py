@@ -3,6 +3,7 @@ extra paths and session transcripts, optionally narrowed by a filter text."""
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
 from pathlib import Path
@@ -13,6 +14,8 @@ from textual.widgets import Input, Tree
 from textual.widgets.tree import TreeNode
 
 from memtui.workspace import daily_date, list_memory_files
+
+TRANSCRIPTS = "Session transcripts"
 
 
 @dataclass(frozen=True)
@@ -41,7 +44,7 @@ class MemoryBrowser(Tree[BrowserEntry]):
         self.guide_depth = 2
         self.filter_text = ""
         self.shown = 0
-        self._listing: tuple[Path, tuple[str, ...], Path | None, date] | None = None
+        self._listing: list[tuple[str, str, BrowserEntry]] = []  # (group, label, entry); group "" = top level
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         """Escape clears the filter only while one is set (else it means what it means elsewhere)."""
@@ -52,55 +55,54 @@ class MemoryBrowser(Tree[BrowserEntry]):
     def set_filter(self, text: str) -> None:
         """List only files whose label or path contains `text` (case-insensitive); "" lists every file."""
         self.filter_text = text.strip().lower()
-        if self._listing is not None:
-            self.populate(*self._listing)
-
-    def _keep(self, label: str, rel: str) -> bool:
-        return not self.filter_text or self.filter_text in label.lower() or self.filter_text in rel.lower()
+        self._render()
 
     def populate(self, workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir: Path | None,
                  today: date) -> None:
-        """Rebuild the tree from disk (through the filter), keeping the cursor on the same file when it is
-        still listed."""
-        self._listing = (workspace_dir, extra_paths, sessions_dir, today)
-        selected = self.cursor_node.data if self.cursor_node is not None else None
-        self.clear()
-        every = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
-        files = [f for f in every if self._keep(_daily_label(f.rel_path, today) or f.rel_path, f.rel_path)]
+        """Re-list the files from disk and show them through the filter, keeping the cursor on the same
+        file when it is still listed."""
+        files = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
+        listing: list[tuple[str, str, BrowserEntry]] = []
         memory_root = next((f for f in files if f.rel_path == "MEMORY.md"), None)
         if memory_root is not None:
-            self.root.add_leaf("MEMORY.md", BrowserEntry("memory", "MEMORY.md", memory_root.abs_path))
-        dated = sorted(((daily_date(f.rel_path), f) for f in files if f.rel_path.startswith("memory/")
-                        and daily_date(f.rel_path) is not None), key=lambda item: (item[0], item[1].rel_path),
-                       reverse=True)
-        if dated:
-            logs = self.root.add(f"Daily logs ({len(dated)})", expand=True)
-            for _day, memory_file in dated:
-                logs.add_leaf(_daily_label(memory_file.rel_path, today) or memory_file.rel_path,
-                              BrowserEntry("daily", memory_file.rel_path, memory_file.abs_path))
-        other = [f for f in files if f.rel_path.startswith("memory/") and daily_date(f.rel_path) is None]
-        if other:
-            node = self.root.add(f"Other notes ({len(other)})", expand=True)
-            for memory_file in other:
-                node.add_leaf(memory_file.rel_path.removeprefix("memory/"),
-                              BrowserEntry("note", memory_file.rel_path, memory_file.abs_path))
+            listing.append(("", "MEMORY.md", BrowserEntry("memory", "MEMORY.md", memory_root.abs_path)))
+        dated = sorted(((day, f) for f in files if f.rel_path.startswith("memory/")
+                        and (day := daily_date(f.rel_path)) is not None),
+                       key=lambda item: (item[0], item[1].rel_path), reverse=True)
+        listing += [("Daily logs", _daily_label(day, f.rel_path, today), BrowserEntry("daily", f.rel_path, f.abs_path))
+                    for day, f in dated]
+        listing += [("Other notes", f.rel_path.removeprefix("memory/"), BrowserEntry("note", f.rel_path, f.abs_path))
+                    for f in files if f.rel_path.startswith("memory/") and daily_date(f.rel_path) is None]
         for name in ("DREAMS.md", "dreams.md"):
             dreams = workspace_dir / name
-            if dreams.is_file() and not dreams.is_symlink() and self._keep(name, name):
-                self.root.add_leaf(name, BrowserEntry("dreams", name, dreams))
+            if dreams.is_file() and not dreams.is_symlink():
+                listing.append(("", name, BrowserEntry("dreams", name, dreams)))
                 break
-        extra = [f for f in files if f.rel_path != "MEMORY.md" and not f.rel_path.startswith("memory/")]
-        if extra:
-            node = self.root.add(f"Extra paths ({len(extra)})", expand=True)
-            for memory_file in extra:
-                node.add_leaf(memory_file.rel_path, BrowserEntry("extra", memory_file.rel_path, memory_file.abs_path))
+        listing += [("Extra paths", f.rel_path, BrowserEntry("extra", f.rel_path, f.abs_path))
+                    for f in files if f.rel_path != "MEMORY.md" and not f.rel_path.startswith("memory/")]
         transcripts = sorted(sessions_dir.glob("*.jsonl")) if sessions_dir and sessions_dir.is_dir() else []
-        transcripts = [path for path in transcripts if self._keep(path.name, f"sessions/{path.name}")]
-        if transcripts:
-            node = self.root.add(f"Session transcripts ({len(transcripts)})", expand=bool(self.filter_text))
-            for path in transcripts:
-                node.add_leaf(path.name, BrowserEntry("transcript", f"sessions/{path.name}", path))
-        self.shown = len(self.entries())
+        listing += [(TRANSCRIPTS, path.name, BrowserEntry("transcript", f"sessions/{path.name}", path))
+                    for path in transcripts]
+        self._listing = listing
+        self._render()
+
+    def _render(self) -> None:
+        """Rebuild the tree from the last listing: top-level files and one node per group, in listing order."""
+        selected = self.cursor_node.data if self.cursor_node is not None else None
+        self.clear()
+        shown = [item for item in self._listing if not self.filter_text or self.filter_text in item[1].lower()
+                 or self.filter_text in item[2].rel.lower()]
+        counts = Counter(group for group, _label, _entry in shown)
+        groups: dict[str, TreeNode[BrowserEntry]] = {}
+        for group, label, entry in shown:
+            if not group:
+                self.root.add_leaf(label, entry)
+                continue
+            if group not in groups:
+                expand = group != TRANSCRIPTS or bool(self.filter_text)
+                groups[group] = self.root.add(f"{group} ({counts[group]})", expand=expand)
+            groups[group].add_leaf(label, entry)
+        self.shown = len(shown)
         self._restore(selected)
 
     def _restore(self, selected: BrowserEntry | None) -> None:
@@ -132,11 +134,8 @@ class MemoryBrowser(Tree[BrowserEntry]):
         return found
 
 
-def _daily_label(rel: str, today: date) -> str | None:
-    """`2026-10-03`, `2026-10-03 · slug`, with (today)/(yesterday) marks; None for an undated file."""
-    day = daily_date(rel) if rel.startswith("memory/") else None
-    if day is None:
-        return None
+def _daily_label(day: date, rel: str, today: date) -> str:
+    """`2026-10-03` or `2026-10-03 · slug`, with (today)/(yesterday) marks."""
     name = rel.rsplit("/", 1)[-1].removesuffix(".md")
     label = day.isoformat() if name == day.isoformat() else f"{day.isoformat()} · {name[11:]}"
     if day == today:
