@@ -17,9 +17,10 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from notes import generate
 
-from memtui.agent import resolve_agent
-from memtui.manager import IndexEvent, MemoryManager
-from memtui.watcher import MemoryWatcher
+from memtui.index.events import IndexEvent
+from memtui.index.watcher import MemoryWatcher
+from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 
 QUERIES = ["payment webhook 502", "pgbouncer pool size", "rotate credentials", "Grafana dashboards",
            "deploy on Fridays", "exponential backoff", "certificate has expired", "Alice Redis decision",

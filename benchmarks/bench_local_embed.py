@@ -16,10 +16,10 @@ from pathlib import Path
 
 from llama_cpp import Llama
 
-from memtui.agent import resolve_agent
 from memtui.embeddings.convert import QUANTS, convert_model, package_model_dir
 from memtui.embeddings.local import LocalEmbeddingProvider
 from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 
 VOCABULARY = (
     "memory agent index search vector chunk session note daily review deploy server latency cache "

@@ -1,6 +1,6 @@
 """Scale benchmark (issue 7 item 4): index time, keyword and hybrid search latency, peak RSS at ~2k,
 ~20k and ~100k chunks, for the `memtui` profile through FTS5/sqlite-vec ("before") and through the
-in-memory accelerator `memtui.fast_index` ("after"), in the same process and conditions.
+in-memory accelerator `memtui.search.accelerator` ("after"), in the same process and conditions.
 
 Run: `python benchmarks/bench_scale.py [--chunks 2000,20000,100000] [--repeat 5] [--sample 128]`
 
@@ -35,14 +35,14 @@ sys.path.insert(0, str(Path(__file__).parent))
 
 from notes import generate
 
-from memtui.agent import resolve_agent
 from memtui.embeddings.base import EmbeddingProvider
 from memtui.embeddings.local import LocalEmbeddingProvider
 from memtui.embeddings.model_store import install_model
-from memtui.fast_index import build_index
+from memtui.index.store import REVISION_KEY, Store
 from memtui.manager import MemoryManager
-from memtui.search import Searcher
-from memtui.store import REVISION_KEY, Store
+from memtui.search.accelerator import build_index
+from memtui.search.engine import Searcher
+from memtui.settings.agent import resolve_agent
 
 QUERIES = [
     "payment webhook 502", "pgbouncer pool size", "rotate credentials", "Grafana dashboards",

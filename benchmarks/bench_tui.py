@@ -20,8 +20,8 @@ import time
 from datetime import date, timedelta
 from pathlib import Path
 
-from memtui.agent import resolve_agent
 from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 from memtui.tui.app import MemtuiApp
 
 WORDS = ("postgres", "redis", "kafka", "deploy", "rollback", "incident", "latency", "billing",

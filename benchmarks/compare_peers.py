@@ -880,10 +880,10 @@ def write_markdown(results: dict[str, Any], path: Path) -> None:
     if results.get("scale"):
         lines += ["", "## Scale: the memtui profile from ~2k to ~100k chunks (`benchmarks/bench_scale.py`)", "",
                   "Generated notes; 13 queries × 5 rounds; wall ms (CPU time is in the results file). "
-                  "\"Accelerator\" is the in-memory BM25 + vector index (`memtui/fast_index.py`) that serves the "
-                  "memtui profile once built; the SQLite path (FTS5, sqlite-vec KNN) answers until then and always "
-                  "for the openclaw profile. Vectors: 128 chunks embedded with the real MiniLM model and tiled "
-                  "with noise over every chunk (embedding 100k chunks takes hours on this CPU); queries are "
+                  "\"Accelerator\" is the in-memory BM25 + vector index (`memtui/search/accelerator.py`) that "
+                  "serves the memtui profile once built; the SQLite path (FTS5, sqlite-vec KNN) answers until then "
+                  "and always for the openclaw profile. Vectors: 128 chunks embedded with the real MiniLM model and "
+                  "tiled with noise over every chunk (embedding 100k chunks takes hours on this CPU); queries are "
                   "embedded for real and that time is reported apart.", "", *accelerator_table(results)]
     lines += ["", "## memtui in process on the generated-notes workspaces (keyword only)", "",
               "From the notes runs above. Each size runs in its own Python process; peak RSS is `ru_maxrss` of "

@@ -22,10 +22,10 @@ from pathlib import Path
 import cairosvg
 from textual.widgets import Input
 
-from memtui.agent import resolve_agent
 from memtui.demo import install_demo
 from memtui.embeddings.model_store import install_model
 from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 from memtui.tui.app import MemtuiApp
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from memtui.agent import AgentEnv
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 if TYPE_CHECKING:
     from memtui.qmd.manager import QmdMemoryManager

@@ -5,20 +5,17 @@ from __future__ import annotations
 import fcntl
 import json
 import threading
-import time
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
-from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
 from memtui.errors import ProviderError, StoreError
-from memtui.fast_index import FastSearch
-from memtui.indexer import (
+from memtui.index.events import EventHub, IndexEvent
+from memtui.index.indexer import (
     EmbeddingFailed,
     Indexer,
     Progress,
@@ -29,55 +26,15 @@ from memtui.indexer import (
     model_name,
     swap_database,
 )
-from memtui.search import Searcher, SearchOptions, SearchResponse
-from memtui.store import ISSUES_KEY, Store, remove_database_files
+from memtui.index.store import ISSUES_KEY, Store, remove_database_files
+from memtui.index.workspace import list_memory_files, resolve_extra_path
+from memtui.search.accelerator import FastSearch
+from memtui.search.engine import Searcher, SearchOptions, SearchResponse
+from memtui.settings.agent import AgentEnv
+from memtui.settings.config import MemorySearchSettings
 from memtui.tools import error_payload, get_limits, memory_get, search_payload
-from memtui.workspace import list_memory_files, resolve_extra_path
 
 _UNSET: Any = object()
-
-
-@dataclass(frozen=True)
-class IndexEvent:
-    """Something the index did: started / progress / finished / failed / file-changed."""
-
-    kind: str
-    reason: str = ""
-    progress: Progress | None = None
-    report: SyncReport | None = None
-    error: str | None = None
-    paths: tuple[str, ...] = ()
-    at: float = field(default_factory=time.time)
-
-
-Listener = Callable[[IndexEvent], None]
-
-
-class EventHub:
-    """Thread-safe IndexEvent subscriptions, shared by the builtin and the QMD managers."""
-
-    def __init__(self) -> None:
-        self._listeners: list[Listener] = []
-        self._listeners_lock = threading.Lock()
-
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call `listener` for every IndexEvent (from whatever thread emits it); returns an unsubscribe."""
-        with self._listeners_lock:
-            self._listeners.append(listener)
-
-        def unsubscribe() -> None:
-            with self._listeners_lock:
-                if listener in self._listeners:
-                    self._listeners.remove(listener)
-
-        return unsubscribe
-
-    def emit(self, event: IndexEvent) -> None:
-        """Deliver an event to every listener."""
-        with self._listeners_lock:
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener(event)
 
 
 class MemoryManager(EventHub):

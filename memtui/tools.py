@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from memtui.config import get_path
 from memtui.errors import PathError
-from memtui.search import Candidate, SearchResponse
-from memtui.workspace import is_allowed_memory_path
+from memtui.index.workspace import is_allowed_memory_path
+from memtui.search.engine import Candidate, SearchResponse
+from memtui.settings.raw import get_path
 
 DEFAULT_GET_LINES = 120
 DEFAULT_GET_MAX_CHARS = 12000

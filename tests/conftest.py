@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from fixtures_model import llama_cpp, minilm_models, minilm_reference  # noqa: F401  (shared fixtures)
 
-from memtui.agent import AgentEnv, resolve_agent
+from memtui.settings.agent import AgentEnv, resolve_agent
 
 
 @pytest.fixture(autouse=True)

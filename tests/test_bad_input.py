@@ -6,9 +6,9 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from memtui.agent import AgentEnv
 from memtui.cli import main
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 
 def test_binary_and_non_utf8_files_are_reported(make_env: Callable[..., AgentEnv],

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import resolve_agent
-from memtui.bootstrap import bootstrap_report, trim_bootstrap_content, utf16_len
 from memtui.cli import main
+from memtui.context.bootstrap import bootstrap_report, trim_bootstrap_content, utf16_len
+from memtui.settings.agent import resolve_agent
 
 
 def _alphabet(n: int) -> str:

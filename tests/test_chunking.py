@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 
-from memtui.chunking import chunk_markdown
+from memtui.index.chunking import chunk_markdown
 
 
 def _sha(text: str) -> str:

@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import resolve_agent
-from memtui.config import load_config_file, resolve_memory_search, resolve_secret
 from memtui.errors import ConfigError
-from memtui.paths import default_agent_id, normalize_agent_id, resolve_config_path, resolve_state_dir
+from memtui.settings.agent import resolve_agent
+from memtui.settings.config import load_config_file, resolve_memory_search, resolve_secret
+from memtui.settings.paths import default_agent_id, resolve_config_path, resolve_state_dir
+from memtui.settings.raw import normalize_agent_id
 
 
 def _home(tmp_path: Path) -> dict[str, str]:

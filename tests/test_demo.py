@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import resolve_agent
 from memtui.cli import main
+from memtui.context.sessions import session_reports
 from memtui.demo import install_demo
 from memtui.errors import PathError
-from memtui.sessions import session_reports
+from memtui.settings.agent import resolve_agent
 
 TODAY = date(2027, 1, 10)
 # The bundled data's newest daily log is 2026-03-20; 2026-03-20 → 2027-01-10 is 296 days.

@@ -12,7 +12,6 @@ from collections.abc import Iterator
 import pytest
 from embedding_server import EmbeddingServer, vector_for
 
-from memtui.config import BatchSettings
 from memtui.embeddings.base import provider_key
 from memtui.embeddings.gemini import GeminiEmbeddingProvider
 from memtui.embeddings.http_retry import (
@@ -26,6 +25,7 @@ from memtui.embeddings.openai_batch import OpenAIBatchRunner
 from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
 from memtui.embeddings.voyage import VoyageEmbeddingProvider
 from memtui.errors import ProviderError
+from memtui.settings.config import BatchSettings
 
 KEY = "sk-test-SECRETKEY-7f3a9c"
 

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from hashed_provider import HashedProvider
 
-from memtui.agent import AgentEnv
-from memtui.fast_index import FastSearch, PorterTokenizer, StaleRead, build_index, build_index_isolated
-from memtui.fts_query import build_or_query
 from memtui.manager import MemoryManager
-from memtui.search import Searcher
+from memtui.search.accelerator import FastSearch, PorterTokenizer, StaleRead, build_index, build_index_isolated
+from memtui.search.engine import Searcher
+from memtui.search.fts_query import build_or_query
+from memtui.settings.agent import AgentEnv
 
 NOTES = {
     "memory/2026-10-01.md": "# Ops\n\nThe runners were running the assembly job; it runs nightly.\n",
@@ -34,7 +34,7 @@ QUERIES = ["running assembly", "pathologies morphological technology", "cafe zoe
 @pytest.fixture
 def notes_env(tmp_path: Path) -> Callable[..., AgentEnv]:
     """An AgentEnv on a workspace holding NOTES."""
-    from memtui.agent import resolve_agent
+    from memtui.settings.agent import resolve_agent
 
     workspace = tmp_path / "notes"
     for name, text in NOTES.items():
@@ -67,7 +67,7 @@ def test_keyword_ranking_matches_the_stemmed_fts5_table(notes_env: Callable[...,
 
 
 def test_bm25_by_hand_on_three_chunks(tmp_path: Path) -> None:
-    from memtui.agent import resolve_agent
+    from memtui.settings.agent import resolve_agent
 
     workspace = tmp_path / "ws"
     (workspace / "memory").mkdir(parents=True)
@@ -153,7 +153,7 @@ def test_a_write_by_another_process_is_seen(notes_env: Callable[..., AgentEnv], 
         before = manager.store.revision()
         (env.workspace_dir / "memory" / "2026-10-08.md").write_text("Wombat sighting.\n", encoding="utf-8")
         script = textwrap.dedent(f"""
-            from memtui.agent import resolve_agent
+            from memtui.settings.agent import resolve_agent
             from memtui.manager import MemoryManager
             env = resolve_agent(state_dir={str(tmp_path / "state")!r}, workspace={str(env.workspace_dir)!r},
                                 provider="none", profile="memtui")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from memtui.flush_prompts import build_flush_prompts, current_time_line
+from memtui.context.flush_prompts import build_flush_prompts, current_time_line
 
 # 03:05 UTC on 2026-04-30 is 23:05 on Wednesday 2026-04-29 in New York (EDT, UTC-4).
 NOW = datetime(2026, 4, 30, 3, 5, tzinfo=UTC)

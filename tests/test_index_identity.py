@@ -15,10 +15,10 @@ import sqlean
 import sqlite_vec
 from hashed_provider import HashedProvider, trigram_vector
 
-from memtui.agent import AgentEnv, resolve_agent
 from memtui.cli import main as cli_main
-from memtui.config import ChunkingSettings, MultimodalSettings, StoreSettings
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv, resolve_agent
+from memtui.settings.config import ChunkingSettings, MultimodalSettings, StoreSettings
 
 FTS_PROVIDER_KEY_JSON = '{"provider":"none","model":"fts-only"}'
 EMPTY_SCOPE_JSON = '{"extraPaths":[],"multimodal":{"enabled":false,"modalities":[],"maxFileBytes":10000000}}'
@@ -396,8 +396,8 @@ def test_stemmed_index_is_backfilled_for_an_existing_index(make_env, workspace) 
     """An index written without memtui's stemmed table (an older memtui, or OpenClaw) gets it filled on open."""
     import sqlite3
 
+    from memtui.index.store import STEMMED_FTS
     from memtui.manager import MemoryManager
-    from memtui.store import STEMMED_FTS
 
     env = make_env()
     with MemoryManager(env) as manager:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memtui.workspace import list_memory_files
+from memtui.index.workspace import list_memory_files
 
 
 def _write(path: Path, text: str = "note\n") -> Path:

@@ -7,9 +7,9 @@ from collections.abc import Callable
 import pytest
 from hashed_provider import HashedProvider
 
-from memtui.agent import AgentEnv
 from memtui.manager import MemoryManager
-from memtui.ranking import bm25_rank_to_score
+from memtui.search.ranking import bm25_rank_to_score
+from memtui.settings.agent import AgentEnv
 
 
 def test_hybrid_text_score_is_relative_to_the_best_keyword_hit(make_env: Callable[..., AgentEnv]) -> None:

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.cli import common_parser
 from memtui.commands import model as model_command
+from memtui.commands.args import common_parser
 from memtui.embeddings.model_store import install_model, installed_model_path, model_path, model_status
 from memtui.errors import ProviderError
 

@@ -9,10 +9,10 @@ from pathlib import Path
 import pytest
 from embedding_server import EmbeddingServer, vector_for
 
-from memtui.config import resolve_memory_search
 from memtui.embeddings.http_retry import RetryPolicy
 from memtui.embeddings.select import fallback_provider, select_provider
 from memtui.errors import ProviderError
+from memtui.settings.config import resolve_memory_search
 
 KEY = "sk-select-test-5d1e"
 

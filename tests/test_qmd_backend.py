@@ -12,9 +12,9 @@ from typing import Any
 
 import pytest
 
-from memtui.agent import AgentEnv, resolve_agent
 from memtui.backend import open_manager
 from memtui.qmd.manager import FAILURE_COOLDOWN_S, QmdMemoryManager
+from memtui.settings.agent import AgentEnv, resolve_agent
 
 DIRECT = "agent:main:main"
 

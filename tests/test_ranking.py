@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from hashed_provider import HashedProvider, trigram_vector
 
-from memtui.agent import AgentEnv, resolve_agent
-from memtui.config import DecaySettings, MemorySearchSettings, MMRSettings
 from memtui.manager import MemoryManager
-from memtui.ranking import bm25_rank_to_score, mmr_order, truncate_utf16
+from memtui.search.ranking import bm25_rank_to_score, mmr_order, truncate_utf16
+from memtui.settings.agent import AgentEnv, resolve_agent
+from memtui.settings.config import DecaySettings, MemorySearchSettings, MMRSettings
 
 NOW = datetime(2026, 5, 28, 12, 0, tzinfo=UTC)
 
@@ -217,7 +217,7 @@ def test_decay_half_life_30_gives_half_at_30_days(hybrid: MemoryManager) -> None
 
 
 def test_decay_of_undated_non_memory_path_uses_mtime(tmp_path: Path) -> None:
-    from memtui.ranking import item_age_days
+    from memtui.search.ranking import item_age_days
 
     mtime_ms = NOW.timestamp() * 1000 - 3 * 86_400_000
     assert item_age_days("sessions/abc.jsonl", "sessions", NOW, mtime_ms) == pytest.approx(3.0)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from memtui.redact import redact_sensitive_text
+from memtui.index.redact import redact_sensitive_text
 
 OPENAI_KEY = "sk-proj-" + "Ab3dE5gH7jK9mN1pQ3sT5vW7yZ9b"
 LEGACY_OPENAI_KEY = "sk-" + "T3BlbkFJ" + "x9Yz" * 10

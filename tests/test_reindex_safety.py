@@ -7,9 +7,9 @@ from pathlib import Path
 
 from hashed_provider import HashedProvider
 
-from memtui.agent import AgentEnv
 from memtui.errors import ProviderError
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 
 class FailingProvider(HashedProvider):

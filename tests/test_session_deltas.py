@@ -5,7 +5,7 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from memtui.session_deltas import READ_BLOCK_BYTES, SessionDeltaTracker, count_newlines
+from memtui.index.session_deltas import READ_BLOCK_BYTES, SessionDeltaTracker, count_newlines
 
 
 def append(path: Path, data: bytes) -> None:

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import resolve_agent
 from memtui.cli import main
-from memtui.sessions import parse_byte_size, scan_transcript, session_reports
+from memtui.context.sessions import parse_byte_size, scan_transcript, session_reports
+from memtui.settings.agent import resolve_agent
 
 NOW = datetime(2026, 4, 30, 3, 5, tzinfo=UTC)
 

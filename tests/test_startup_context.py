@@ -7,8 +7,8 @@ import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memtui.agent import resolve_agent
-from memtui.startup_context import startup_context, startup_dates
+from memtui.context.startup import startup_context, startup_dates
+from memtui.settings.agent import resolve_agent
 
 HEADER = (
     "[Startup context loaded by runtime]\n"

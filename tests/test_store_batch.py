@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import AgentEnv
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 
 def _committed(store_path: Path) -> tuple[set[str], dict[str, int]]:

@@ -11,14 +11,14 @@ from typing import Any
 
 import pytest
 
-from memtui.issues import FileIssue
-from memtui.transcripts import (
+from memtui.index.transcripts import (
     DEFAULT_HEARTBEAT_PROMPT,
     build_session_document,
     excluded_session_ids,
     list_session_files,
     remap_chunk_lines,
 )
+from memtui.issues import FileIssue
 
 T0 = 1767776400000  # 2026-01-07T09:00:00Z in ms
 

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from memtui.agent import AgentEnv
-from memtui.manager import IndexEvent, MemoryManager
-from memtui.watcher import MemoryWatcher, is_ignored
+from memtui.index.events import IndexEvent
+from memtui.index.watcher import MemoryWatcher, is_ignored
+from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 TIMEOUT = 20.0
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
-from memtui.bootstrap import VARIANTS, BootstrapReport, bootstrap_report
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.sessions import parse_now
-from memtui.startup_context import StartupContext, startup_context
+from memtui.context.bootstrap import VARIANTS, BootstrapReport, bootstrap_report
+from memtui.context.startup import StartupContext, startup_context
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:

@@ -8,14 +8,14 @@ import sys
 import tempfile
 from pathlib import Path
 
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.output import ProgressLine, fixed3
 from memtui.demo import DemoPaths, install_demo, link_installed_model
 from memtui.embeddings.convert import MODEL_PACKAGE
 from memtui.embeddings.model_store import install_model, installed_model_path
 from memtui.errors import ProviderError
 from memtui.manager import MemoryManager
-from memtui.paths import resolve_state_dir
+from memtui.settings.paths import resolve_state_dir
 
 FIRST_QUERY = "why did the gateway return 502s"
 EXAMPLE_QUERIES = (

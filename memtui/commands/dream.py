@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.dreaming.phases import run_sweep
 from memtui.dreaming.settings import dreaming_settings
 from memtui.errors import MemtuiError

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from memtui.config import PROFILES
 from memtui.errors import MemtuiError
+from memtui.settings.config import PROFILES
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -182,7 +182,7 @@ def run_locomo_command(args: argparse.Namespace) -> int:
 
 def run_golden_command(args: argparse.Namespace) -> int:
     """`memtui eval run`."""
-    from memtui.cli import agent_from_args
+    from memtui.commands.args import agent_from_args
     from memtui.evaluation.golden import compare_runs, load_previous, run_golden
 
     previous = load_previous(args.compare) if args.compare else None

@@ -6,7 +6,7 @@ import argparse
 import sys
 
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.output import print_json
 from memtui.tools import get_limits, memory_get
 

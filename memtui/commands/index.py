@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.output import ProgressLine, print_json
 from memtui.manager import MemoryManager
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
-from memtui.watcher import MemoryWatcher
+from memtui.commands.args import agent_from_args
+from memtui.index.watcher import MemoryWatcher
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:

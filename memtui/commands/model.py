@@ -10,7 +10,7 @@ from typing import Any
 from memtui.embeddings.convert import QUANTS
 from memtui.embeddings.local import PIP_LLAMA
 from memtui.embeddings.model_store import DEFAULT_QUANT, install_model, model_status
-from memtui.paths import resolve_state_dir
+from memtui.settings.paths import resolve_state_dir
 
 
 def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:

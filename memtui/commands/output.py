@@ -6,7 +6,7 @@ import sys
 import time
 from typing import Any, TextIO
 
-from memtui.indexer import Progress
+from memtui.index.indexer import Progress
 from memtui.jsonutil import js_stringify
 
 

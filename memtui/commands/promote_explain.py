@@ -7,7 +7,7 @@ import json
 import re
 from dataclasses import asdict
 
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.dreaming.ranking import Candidate, RankOptions, score_entry
 from memtui.dreaming.recall_store import RecallEntry, load_phase_signals, load_recall_store, normalize_path
 from memtui.dreaming.settings import resolve_now

@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.dreaming.backfill import BackfillResult, rollback_diary, rollback_short_term, run_backfill
 from memtui.errors import MemtuiError
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import argparse
 
-from memtui.agent import AgentEnv
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
-from memtui.config import PROFILES
 from memtui.manager import MemoryManager
-from memtui.search import Candidate, SearchResponse
+from memtui.search.engine import Candidate, SearchResponse
+from memtui.settings.agent import AgentEnv
+from memtui.settings.config import PROFILES
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -127,7 +127,7 @@ def _run_qmd(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
 
 def _why(manager: MemoryManager, query: str, args: argparse.Namespace) -> int:
     """`--why PATH:LINE`: the fate of one chunk for this query."""
-    from memtui.why_not import chunk_at, explain_chunk, parse_location
+    from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 
     path, line = parse_location(args.why)
     row = chunk_at(manager, path, line)

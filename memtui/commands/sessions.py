@@ -7,9 +7,9 @@ import json
 import sys
 from datetime import datetime
 
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
+from memtui.context.sessions import SessionsReport, session_reports
 from memtui.errors import MemtuiError
-from memtui.sessions import SessionsReport, session_reports
 
 
 def parse_now(value: str | None) -> datetime | None:

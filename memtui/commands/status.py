@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
+from memtui.commands.args import agent_from_args
 from memtui.commands.output import print_json
 from memtui.manager import MemoryManager
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from memtui.index.watcher import MemoryWatcher
 from memtui.manager import MemoryManager
-from memtui.watcher import MemoryWatcher
 
 SCREENSHOT_SIZE = (120, 36)
 
 
 def run_app(args: argparse.Namespace) -> int:
     """Open the app on the resolved agent; with `--screenshot FILE.svg`, render headless, write it, exit."""
-    from memtui.cli import agent_from_args
+    from memtui.commands.args import agent_from_args
     from memtui.tui.app import MemtuiApp
     from memtui.tui.keymap import load_keymap
 

@@ -7,9 +7,9 @@ import threading
 import time
 
 from memtui.backend import open_manager
-from memtui.cli import agent_from_args
-from memtui.manager import IndexEvent
-from memtui.watcher import MemoryWatcher
+from memtui.commands.args import agent_from_args
+from memtui.index.events import IndexEvent
+from memtui.index.watcher import MemoryWatcher
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import json5
 
 from memtui.errors import PathError
-from memtui.paths import memtui_store_path, sessions_dir
+from memtui.settings.paths import memtui_store_path, sessions_dir
 
 DEMO_AGENT_ID = "main"
 WORKSPACE_PLACEHOLDER = '"__DEMO_WORKSPACE__"'

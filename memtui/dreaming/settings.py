@@ -7,8 +7,8 @@ from datetime import UTC, datetime, tzinfo
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memtui.config import get_path
 from memtui.errors import ConfigError
+from memtui.settings.raw import get_path
 
 STORAGE_MODES = ("inline", "separate", "both")
 

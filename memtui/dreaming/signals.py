@@ -384,8 +384,8 @@ SessionReader = Callable[[Path], list[tuple[int, str]]]
 
 
 def default_session_reader(path: Path) -> list[tuple[int, str]]:
-    """Render (and redact) with `memtui.transcripts`, imported on first use."""
-    from memtui.transcripts import build_session_document
+    """Render (and redact) with `memtui.index.transcripts`, imported on first use."""
+    from memtui.index.transcripts import build_session_document
 
     document = build_session_document(path)
     lines = document.content.split("\n") if document.content else []

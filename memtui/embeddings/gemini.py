@@ -23,7 +23,7 @@ from memtui.embeddings.http_retry import (
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
-    from memtui.config import MemorySearchSettings
+    from memtui.settings.config import MemorySearchSettings
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"

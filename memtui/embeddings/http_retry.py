@@ -20,7 +20,7 @@ from memtui.errors import ProviderError
 if TYPE_CHECKING:
     import httpx
 
-    from memtui.config import MemorySearchSettings
+    from memtui.settings.config import MemorySearchSettings
 
 T = TypeVar("T")
 
@@ -250,7 +250,8 @@ def resolve_remote(
     default_base_url: str,
 ) -> RemoteEndpoint:
     """Key, base URL and headers: `remote.*` first, then `models.providers.<p>.*`, then the env var."""
-    from memtui.config import get_path, resolve_secret
+    from memtui.settings.config import resolve_secret
+    from memtui.settings.raw import get_path
 
     provider_cfg = get_path(raw_config, "models", "providers", config_provider)
     provider_cfg = provider_cfg if isinstance(provider_cfg, Mapping) else {}

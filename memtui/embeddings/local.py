@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 from memtui.embeddings.base import EmbeddingProvider, sanitize_and_normalize
 from memtui.errors import ProviderError
-from memtui.paths import expand_user
+from memtui.settings.paths import expand_user
 
 PIP_LLAMA = 'CMAKE_ARGS="-DGGML_NATIVE=OFF -DLLAVA_BUILD=OFF" pip install llama-cpp-python==0.3.36'
 PIP_HF_HUB = "pip install huggingface_hub"

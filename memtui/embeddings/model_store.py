@@ -12,7 +12,7 @@ from typing import Any
 
 from memtui.embeddings.convert import QUANTS, convert_model, package_model_dir
 from memtui.errors import ProviderError
-from memtui.paths import memtui_dir
+from memtui.settings.paths import memtui_dir
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DEFAULT_QUANT = "q8_0"

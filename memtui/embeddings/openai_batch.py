@@ -11,15 +11,14 @@ import json
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from memtui.embeddings.http_retry import redact, run_bounded
-from memtui.embeddings.openai_provider import call_sdk
+from memtui.embeddings.openai_sdk import call_sdk
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
-    from memtui.config import BatchSettings
-    from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
+    from memtui.settings.config import BatchSettings
 
 ENDPOINT = "/v1/embeddings"
 COMPLETION_WINDOW = "24h"
@@ -28,12 +27,22 @@ FAILURE_LIMIT = 2
 _FAILED_STATES = ("failed", "expired", "cancelled", "canceled")
 
 
+class BatchTarget(Protocol):
+    """What the runner needs of the provider it embeds for."""
+
+    model: str
+    document_input_type: str | None
+    batch_timeout: float
+    client: Any
+    secrets: tuple[str, ...]
+
+
 class OpenAIBatchRunner:
     """Runs document embeddings through the Batch API for one provider and tracks its health."""
 
     def __init__(
         self,
-        provider: OpenAIEmbeddingProvider,
+        provider: BatchTarget,
         settings: BatchSettings,
         *,
         agent_id: str,
@@ -108,7 +117,7 @@ class OpenAIBatchRunner:
 
     def _sdk(self, call: Callable[[], Any]) -> Any:
         timeout = self.provider.batch_timeout
-        return call_sdk(call, timeout=timeout, secrets=self.provider._secrets, what="openai batch")
+        return call_sdk(call, timeout=timeout, secrets=self.provider.secrets, what="openai batch")
 
     def _run_group(self, group: list[dict[str, Any]]) -> dict[str, list[float]]:
         client = self.provider.client
@@ -180,7 +189,7 @@ class OpenAIBatchRunner:
                 continue
             found[custom_id] = [float(v) for v in embedding]
         if errors:
-            detail = redact("; ".join(errors[:3]), self.provider._secrets)
+            detail = redact("; ".join(errors[:3]), self.provider.secrets)
             raise ProviderError(f"openai batch {batch_id} failed: {detail}")
         missing = [c for c in expected if c not in found]
         if missing:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import openai
@@ -16,21 +16,18 @@ from memtui.embeddings.http_retry import (
     RetryPolicy,
     batch_timeout,
     cache_headers,
-    connection_failure,
     embed_grouped,
-    http_failure,
     resolve_remote,
-    timeout_failure,
 )
+from memtui.embeddings.openai_batch import OpenAIBatchRunner
+from memtui.embeddings.openai_sdk import call_sdk
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
-    from memtui.config import MemorySearchSettings
-    from memtui.embeddings.openai_batch import OpenAIBatchRunner
+    from memtui.settings.config import MemorySearchSettings
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-KEY_HINT = "memorySearch.remote.apiKey, models.providers.openai.apiKey or OPENAI_API_KEY"
 _MAX_INPUT_TOKENS = {
     "text-embedding-3-small": 8192,
     "text-embedding-3-large": 8192,
@@ -45,17 +42,6 @@ def normalize_model(model: str) -> str:
         return DEFAULT_MODEL
     return trimmed.removeprefix("openai/")
 
-
-def call_sdk(call: Callable[[], Any], *, timeout: float, secrets: Sequence[str], what: str = "openai") -> Any:
-    """Run one SDK call, turning SDK exceptions into one-line, key-free ProviderErrors."""
-    try:
-        return call()
-    except openai.APITimeoutError:
-        raise timeout_failure(what, timeout) from None
-    except openai.APIConnectionError as exc:
-        raise connection_failure(what, type(exc.__cause__ or exc).__name__, secrets) from None
-    except openai.APIStatusError as exc:
-        raise http_failure(what, exc.status_code, exc.body, secrets, KEY_HINT) from None
 
 
 class OpenAIEmbeddingProvider(EmbeddingProvider):
@@ -85,7 +71,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
         self.query_timeout = query_timeout
         self.batch_timeout = batch_timeout(batch_timeout_s)
         self.retry = retry or RetryPolicy()
-        self._secrets = (endpoint.api_key,)
+        self.secrets = (endpoint.api_key,)
         self.client = openai.OpenAI(
             base_url=endpoint.base_url,
             api_key=endpoint.api_key,
@@ -121,7 +107,6 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
             retry=retry,
         )
         if settings.remote.batch.enabled:
-            from memtui.embeddings.openai_batch import OpenAIBatchRunner
 
             provider.batch_runner = OpenAIBatchRunner(provider, settings.remote.batch, agent_id=agent_id)
         return provider
@@ -136,7 +121,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
                 model=self.model, input=texts, encoding_format="float", extra_body=extra, timeout=timeout
             ),
             timeout=timeout,
-            secrets=self._secrets,
+            secrets=self.secrets,
         )
         ordered = sorted(response.data, key=lambda item: item.index)
         vectors = [list(item.embedding) for item in ordered]

@@ -14,7 +14,7 @@ from memtui.embeddings.http_retry import MissingApiKeyError, RetryPolicy
 from memtui.errors import MemtuiError, ProviderError
 
 if TYPE_CHECKING:
-    from memtui.config import MemorySearchSettings
+    from memtui.settings.config import MemorySearchSettings
 
 DEFAULT_LOCAL_MODEL = "hf:ggml-org/embeddinggemma-300m-qat-q8_0-GGUF/embeddinggemma-300m-qat-Q8_0.gguf"
 SUPPORTED = ("local", "openai", "gemini", "voyage")

@@ -22,7 +22,7 @@ from memtui.embeddings.http_retry import (
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
-    from memtui.config import MemorySearchSettings
+    from memtui.settings.config import MemorySearchSettings
 
 DEFAULT_MODEL = "voyage-4-large"
 DEFAULT_BASE_URL = "https://api.voyageai.com/v1"

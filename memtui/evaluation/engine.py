@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from memtui.agent import AgentEnv, resolve_agent
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv, resolve_agent
 
 
 def fresh_env(state_dir: Path, workspace: Path, profile: str, provider: str) -> AgentEnv:

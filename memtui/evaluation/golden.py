@@ -22,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
 from memtui.errors import MemtuiError
 from memtui.evaluation.engine import open_manager
 from memtui.evaluation.metrics import dcg, expected_reciprocal_rank, found_at_k, ideal_dcg, mean
+from memtui.settings.agent import AgentEnv
 
 _RANGE = re.compile(r"(?P<path>.+):(?P<start>\d+)(?:-(?P<end>\d+))?")
 

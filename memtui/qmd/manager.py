@@ -13,8 +13,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
-from memtui.manager import EventHub, IndexEvent, MemoryManager
+from memtui.index.events import EventHub, IndexEvent
+from memtui.manager import MemoryManager
 from memtui.qmd.collections import SESSIONS_SOURCE, Collection, build_collections, export_sessions
 from memtui.qmd.parser import (
     MappedHit,
@@ -36,6 +36,7 @@ from memtui.qmd.process import (
 )
 from memtui.qmd.scope import denial_message, is_scope_allowed
 from memtui.qmd.settings import QmdSettings, resolve_qmd_settings
+from memtui.settings.agent import AgentEnv
 from memtui.tools import format_citation, get_limits, include_citations, memory_get
 
 FAILURE_COOLDOWN_S = 60.0

@@ -8,8 +8,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from memtui.config import get_path
 from memtui.errors import ConfigError
+from memtui.settings.raw import get_path
 
 SEARCH_MODES = ("search", "vsearch", "query")
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$")

@@ -22,8 +22,10 @@ from textual.worker import get_current_worker
 
 from memtui.atomic import ConflictError, atomic_write_text
 from memtui.errors import MemtuiError
-from memtui.manager import IndexEvent, MemoryManager
-from memtui.search import Candidate, SearchResponse
+from memtui.index.events import IndexEvent
+from memtui.manager import MemoryManager
+from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 from memtui.tools import format_citation
 from memtui.tui.actions import ACTIONS, bindings
 from memtui.tui.commands import MemtuiCommands
@@ -49,7 +51,6 @@ from memtui.tui.widgets import (
     TracePanel,
     TuningPanel,
 )
-from memtui.why_not import chunk_at, explain_chunk, parse_location
 
 TUI_SYNC_REASON = "tui"
 SCREEN_INDEPENDENT = frozenset({"help", "quit"})

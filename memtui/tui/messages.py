@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from textual.message import Message
 
-from memtui.indexer import Progress, SyncReport
-from memtui.search import SearchResponse
+from memtui.index.indexer import Progress, SyncReport
+from memtui.search.engine import SearchResponse
 
 
 @dataclass

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from memtui.config import MemorySearchSettings, with_weights
-from memtui.search import Candidate
+from memtui.search.engine import Candidate
+from memtui.settings.config import MemorySearchSettings, with_weights
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from textual.widgets import Input, TextArea
 
-from memtui.agent import AgentEnv, resolve_agent
 from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv, resolve_agent
 from memtui.tui.app import MemtuiApp
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))

@@ -7,7 +7,8 @@ import threading
 import json5
 from textual.widgets import Input
 
-from memtui.manager import IndexEvent, MemoryManager
+from memtui.index.events import IndexEvent
+from memtui.manager import MemoryManager
 from memtui.tui.actions import ACTIONS
 from memtui.tui.app import MemtuiApp
 from memtui.tui.keymap import load_keymap

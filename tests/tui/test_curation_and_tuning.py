@@ -8,9 +8,9 @@ from pathlib import Path
 import json5
 import pytest
 
-from memtui.config import MemorySearchSettings
 from memtui.errors import MemtuiError
-from memtui.search import Candidate
+from memtui.search.engine import Candidate
+from memtui.settings.config import MemorySearchSettings
 from memtui.tui.curation import append_note, promote_lines
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 

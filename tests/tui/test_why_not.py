@@ -9,7 +9,7 @@ from hashed_provider import trigram_vector
 
 from memtui.errors import PathError
 from memtui.manager import MemoryManager
-from memtui.why_not import chunk_at, explain_chunk, parse_location
+from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 
 
 def test_returned_and_cut_by_max_results(manager: MemoryManager) -> None:

@@ -13,10 +13,10 @@ from textual.containers import Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
 
-from memtui.agent import AgentEnv
-from memtui.bootstrap import BootstrapReport, bootstrap_report
-from memtui.sessions import SessionReport, SessionsReport, session_reports
-from memtui.startup_context import StartupContext, startup_context
+from memtui.context.bootstrap import BootstrapReport, bootstrap_report
+from memtui.context.sessions import SessionReport, SessionsReport, session_reports
+from memtui.context.startup import StartupContext, startup_context
+from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim"}

@@ -13,7 +13,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import Input, Tree
 from textual.widgets.tree import TreeNode
 
-from memtui.workspace import daily_date, list_memory_files
+from memtui.index.workspace import daily_date, list_memory_files
 
 TRANSCRIPTS = "Session transcripts"
 

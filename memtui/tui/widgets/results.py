@@ -9,7 +9,7 @@ from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 from textual.widgets.data_table import ColumnKey
 
-from memtui.search import Candidate
+from memtui.search.engine import Candidate
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
 

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
-from memtui.indexer import Progress
+from memtui.index.indexer import Progress
 
 MODEL_HINT = "memtui model install"
 

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from memtui.search import Candidate, SearchResponse
+from memtui.search.engine import Candidate, SearchResponse
 from memtui.tools import format_citation
 
 

@@ -10,7 +10,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.message import Message
 from textual.widgets import Input, Label, Select, Switch
 
-from memtui.config import PROFILES
+from memtui.settings.config import PROFILES
 from memtui.tui.tuning import Tuning
 
 _NUMBER_FIELDS = {

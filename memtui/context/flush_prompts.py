@@ -8,8 +8,8 @@ from datetime import UTC, datetime
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from memtui.bootstrap import js_trim, js_trim_end
-from memtui.config import agent_entry, get_path
+from memtui.context.bootstrap import js_trim, js_trim_end
+from memtui.settings.raw import agent_entry, get_path
 
 SILENT_REPLY_TOKEN = "NO_REPLY"
 FLUSH_VARIANTS = ("2026.4", "2026.2")

@@ -30,9 +30,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memtui.index.redact import redact_sensitive_text
 from memtui.issues import FileIssue
 from memtui.jsonutil import js_number, sha256_hex
-from memtui.redact import redact_sensitive_text
 
 WRAP_CHARS = 800
 DEFAULT_MAX_MESSAGE_CHARS = 100_000

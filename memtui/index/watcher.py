@@ -6,12 +6,15 @@ import os
 import threading
 from collections.abc import Callable
 from pathlib import Path
+from typing import Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 
-from memtui.manager import IndexEvent, MemoryManager
-from memtui.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resolve_extra_path
+from memtui.index.events import IndexEvent
+from memtui.index.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resolve_extra_path
+from memtui.settings.agent import AgentEnv
+from memtui.settings.config import MemorySearchSettings
 
 IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
 SESSION_DEBOUNCE_S = 5.0
@@ -66,10 +69,23 @@ class _Handler(FileSystemEventHandler):
                 self.on_change(path)
 
 
+class WatchedIndex(Protocol):
+    """What the watcher drives: the facade's settings, dirty flag, events and sync queue."""
+
+    env: AgentEnv
+    settings: MemorySearchSettings
+    dirty: bool
+
+    def emit(self, event: IndexEvent) -> None: ...
+
+    def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
+                     memory_paths: set[str] | None = None) -> None: ...
+
+
 class MemoryWatcher:
     """Watches MEMORY.md, memory/, extra paths (and transcripts when sessions are indexed)."""
 
-    def __init__(self, manager: MemoryManager, *, debounce_ms: int | None = None,
+    def __init__(self, manager: WatchedIndex, *, debounce_ms: int | None = None,
                  session_debounce_s: float = SESSION_DEBOUNCE_S):
         self.manager = manager
         settings = manager.settings
@@ -86,7 +102,7 @@ class MemoryWatcher:
         self._extras = self._extra_targets()
         self._tracker = None
         if "sessions" in settings.sources:
-            from memtui.session_deltas import SessionDeltaTracker
+            from memtui.index.session_deltas import SessionDeltaTracker
 
             self._tracker = SessionDeltaTracker(delta_bytes=settings.sync.sessions.delta_bytes,
                                                 delta_messages=settings.sync.sessions.delta_messages)

@@ -5,18 +5,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 
-from memtui.config import MemorySearchSettings
 from memtui.errors import PathError
-from memtui.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
-from memtui.search import Candidate, SearchResponse
-from memtui.store import ChunkRow
+from memtui.index.store import ChunkRow, Store
+from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
+from memtui.settings.config import MemorySearchSettings
 
-if TYPE_CHECKING:
-    from memtui.manager import MemoryManager
+
+class IndexView(Protocol):
+    """What why-not reads of the facade: its store, settings, file mtimes and query embedding."""
+
+    store: Store
+    settings: MemorySearchSettings
+
+    def file_mtimes(self) -> dict[str, float]: ...
+
+    def embed_query(self, query: str) -> list[float] | None: ...
+
 
 STAGES = ("returned", "cut-by-max-results", "below-min-score", "not-a-candidate")
 
@@ -78,7 +87,7 @@ class WhyNot:
         }
 
 
-def chunk_at(manager: MemoryManager, path: str, line: int) -> ChunkRow:
+def chunk_at(manager: IndexView, path: str, line: int) -> ChunkRow:
     """The indexed chunk of `path` that covers `line` (the first one when chunks overlap)."""
     rows = manager.store.chunks_for_path(path)
     if not rows:
@@ -147,7 +156,7 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
     return why
 
 
-def explain_chunk(manager: MemoryManager, response: SearchResponse, chunk_id: str, *,
+def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *,
                   settings: MemorySearchSettings | None = None, now: datetime | None = None,
                   query_vector: Sequence[float] | None = None) -> WhyNot:
     """Where `chunk_id` stands in `response`: its stage, its scores, and why it was dropped."""

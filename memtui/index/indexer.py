@@ -10,14 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.chunking import Chunk, chunk_markdown, split_for_embedding
-from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
 from memtui.errors import PathError, ProviderError
-from memtui.issues import FileIssue
-from memtui.jsonutil import js_stringify, sha256_hex
-from memtui.store import ChunkRow, Store
-from memtui.workspace import (
+from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
+from memtui.index.store import ChunkRow, Store
+from memtui.index.workspace import (
     ROOT_MEMORY_FILE,
     MemoryFile,
     canonical_root_memory,
@@ -25,6 +22,9 @@ from memtui.workspace import (
     list_memory_files,
     resolve_extra_path,
 )
+from memtui.issues import FileIssue
+from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
 
@@ -276,7 +276,7 @@ class Indexer:
                        only: list[Path] | None) -> list[tuple[str, Callable[[], _Document | None], str]]:
         if self.sessions_dir is None or not self.sessions_dir.is_dir():
             return []
-        from memtui.transcripts import (
+        from memtui.index.transcripts import (
             build_session_document,
             excluded_session_ids,
             list_session_files,

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from memtui.config import agent_entry, get_path
+from memtui.settings.raw import DEFAULT_AGENT_ID, agent_entry, get_path, normalize_agent_id
 
-DEFAULT_AGENT_ID = "main"
 CONFIG_FILENAME = "openclaw.json"
 LEGACY_CONFIG_FILENAMES = ("clawdbot.json",)
 STATE_DIRNAME = ".openclaw"
 LEGACY_STATE_DIRNAMES = (".clawdbot",)
-_INVALID_AGENT_CHARS = re.compile(r"[^a-z0-9_-]+")
 
 
 def home_dir(env: Mapping[str, str] | None = None) -> Path:
@@ -61,13 +58,6 @@ def resolve_config_path(state_dir: Path, override: str | None = None, env: Mappi
                 return state_dir / legacy
     return primary
 
-
-def normalize_agent_id(value: Any) -> str:
-    """Lower-case, invalid characters to `-`, at most 64 characters, empty → `main`."""
-    if not isinstance(value, str):
-        return DEFAULT_AGENT_ID
-    text = _INVALID_AGENT_CHARS.sub("-", value.strip().lower()).strip("-")[:64]
-    return text or DEFAULT_AGENT_ID
 
 
 def default_agent_id(raw: dict[str, Any]) -> str:

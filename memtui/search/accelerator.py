@@ -27,7 +27,7 @@ from itertools import filterfalse
 import numpy as np
 import Stemmer
 
-from memtui.store import DriverError, Store
+from memtui.index.store import DriverError, Store
 
 K1 = 1.2
 B = 0.75
@@ -296,14 +296,14 @@ def build_index(store: Store, *, vectors: bool, tokenizer: PorterTokenizer | Non
 
 
 def build_index_isolated(store: Store, *, vectors: bool, tokenizer: PorterTokenizer) -> FastIndex:
-    """`build_index` in a child Python process (`python -m memtui.fast_build`) reading the committed index,
-    so the GIL-bound tokenising does not slow the caller's other threads (a UI) and runs on another core
+    """`build_index` in a child Python process (`python -m memtui.search.accelerator_build`) reading the committed
+    index, so the GIL-bound tokenising does not slow the caller's other threads (a UI) and runs on another core
     (in this process when no child can be started). Raises StaleRead when the child fails or the store
     changed meanwhile."""
     request = {**store.reader_args(), "path": str(store.path), "vectors": vectors}
     try:
-        child = subprocess.run([sys.executable, "-m", "memtui.fast_build"], input=json.dumps(request).encode(),
-                               capture_output=True, check=False)
+        child = subprocess.run([sys.executable, "-m", "memtui.search.accelerator_build"],
+                               input=json.dumps(request).encode(), capture_output=True, check=False)
     except OSError:  # no usable interpreter to start (an embedded Python): build here instead
         return build_index(store, vectors=vectors, tokenizer=tokenizer)
     if child.returncode != 0:

@@ -10,10 +10,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
-from memtui.bootstrap import js_trim, utf16_head, utf16_len
-from memtui.config import get_path
-from memtui.flush_prompts import date_stamp, resolve_user_timezone
+from memtui.context.bootstrap import js_trim, utf16_head, utf16_len
+from memtui.context.flush_prompts import date_stamp, resolve_user_timezone
+from memtui.settings.agent import AgentEnv
+from memtui.settings.raw import get_path
 
 MAX_SLUG_FILES_PER_DAY = 4
 HEADER_LINES = (

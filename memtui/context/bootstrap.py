@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
-from memtui.config import agent_entry, get_path
 from memtui.errors import ConfigError
+from memtui.settings.agent import AgentEnv
+from memtui.settings.raw import agent_entry, get_path
 
 BOOTSTRAP_ORDER = (
     "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md",

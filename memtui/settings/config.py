@@ -16,6 +16,7 @@ from typing import Any
 import json5
 
 from memtui.errors import ConfigError
+from memtui.settings.raw import agent_entry, get_path
 
 SOURCES = ("memory", "sessions")
 PROFILES = ("memtui", "openclaw")
@@ -319,15 +320,6 @@ def _check_memory_keys(loaded: LoadedConfig) -> None:
         _check_keys(memory["search"], _MEMORY_SEARCH_SCHEMA, "memory.search", loaded.warnings, where)
 
 
-def get_path(raw: Any, *keys: str) -> Any:
-    """Walk nested dicts; None when any level is missing or not a dict."""
-    node = raw
-    for key in keys:
-        if not isinstance(node, dict):
-            return None
-        node = node.get(key)
-    return node
-
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
     merged = dict(base)
@@ -439,18 +431,6 @@ def memory_search_block(raw: dict[str, Any], agent_id: str) -> dict[str, Any]:
         merged["extraPaths"] = extra
     return merged
 
-
-def agent_entry(raw: dict[str, Any], agent_id: str) -> dict[str, Any] | None:
-    """The `agents.list[]` entry whose normalised id is `agent_id`, if any."""
-    from memtui.paths import normalize_agent_id
-
-    entries = get_path(raw, "agents", "list")
-    if not isinstance(entries, list):
-        return None
-    for entry in entries:
-        if isinstance(entry, dict) and normalize_agent_id(entry.get("id")) == agent_id:
-            return entry
-    return None
 
 
 def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<config>") -> MemorySearchSettings:

@@ -15,11 +15,11 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from memtui.agent import AgentEnv
-from memtui.bootstrap import js_trim, utf16_len
-from memtui.config import agent_entry, get_path
-from memtui.flush_prompts import FlushPrompts, build_flush_prompts, memory_flush_block
+from memtui.context.bootstrap import js_trim, utf16_len
+from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts, memory_flush_block
 from memtui.issues import FileIssue
+from memtui.settings.agent import AgentEnv
+from memtui.settings.raw import agent_entry, get_path
 
 DEFAULT_CONTEXT_WINDOW = 200_000
 DEFAULT_SOFT_THRESHOLD_TOKENS = 4000

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from memtui.config import (
+from memtui.errors import ConfigError, PathError
+from memtui.settings.config import (
     PROFILES,
     LoadedConfig,
     MemorySearchSettings,
@@ -17,19 +18,18 @@ from memtui.config import (
     memory_backend,
     resolve_memory_search,
 )
-from memtui.errors import ConfigError, PathError
-from memtui.paths import (
+from memtui.settings.paths import (
     default_agent_id,
     expand_user,
     memtui_dir,
     memtui_store_path,
-    normalize_agent_id,
     openclaw_store_path,
     resolve_config_path,
     resolve_state_dir,
     resolve_workspace_dir,
     sessions_dir,
 )
+from memtui.settings.raw import normalize_agent_id
 
 
 @dataclass

@@ -1,4 +1,4 @@
-"""Child-process entry point of the accelerator build: `python -m memtui.fast_build` reads
+"""Child-process entry point of the accelerator build: `python -m memtui.search.accelerator_build` reads
 `{"path": ..., "vectors": ..., <Store options>}` as JSON on stdin and writes the pickled FastIndex to stdout.
 A stale or unreadable index exits 3 with the reason on stderr."""
 
@@ -10,8 +10,8 @@ import sys
 from pathlib import Path
 
 from memtui.errors import StoreError
-from memtui.fast_index import StaleRead, build_index
-from memtui.store import DriverError, Store
+from memtui.index.store import DriverError, Store
+from memtui.search.accelerator import StaleRead, build_index
 
 
 def main() -> int:

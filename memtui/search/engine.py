@@ -17,10 +17,10 @@ from typing import Any
 
 import numpy as np
 
-from memtui.config import MemorySearchSettings
 from memtui.embeddings.base import EmbeddingProvider
-from memtui.fast_index import FastIndex
-from memtui.fts_query import (
+from memtui.index.store import ChunkRow, DriverError, Store
+from memtui.search.accelerator import FastIndex
+from memtui.search.fts_query import (
     KeywordQuery,
     build_and_query,
     build_or_query,
@@ -28,7 +28,7 @@ from memtui.fts_query import (
     extract_keywords,
     single_term_query,
 )
-from memtui.ranking import (
+from memtui.search.ranking import (
     bm25_rank_to_score,
     decay_multiplier,
     fallback_boost,
@@ -37,7 +37,7 @@ from memtui.ranking import (
     needs_mtime,
     truncate_utf16,
 )
-from memtui.store import ChunkRow, DriverError, Store
+from memtui.settings.config import MemorySearchSettings
 
 MAX_CANDIDATES = 200
 

@@ -1,0 +1,1 @@
+"""Session context: token budgets and flush thresholds, flush prompts, bootstrap injection and startup context."""

@@ -1,0 +1,23 @@
+"""One `openai` SDK call with its exceptions turned into one-line, key-free ProviderErrors."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import openai
+
+from memtui.embeddings.http_retry import connection_failure, http_failure, timeout_failure
+
+KEY_HINT = "memorySearch.remote.apiKey, models.providers.openai.apiKey or OPENAI_API_KEY"
+
+def call_sdk(call: Callable[[], Any], *, timeout: float, secrets: Sequence[str], what: str = "openai") -> Any:
+    """Run one SDK call, turning SDK exceptions into one-line, key-free ProviderErrors."""
+    try:
+        return call()
+    except openai.APITimeoutError:
+        raise timeout_failure(what, timeout) from None
+    except openai.APIConnectionError as exc:
+        raise connection_failure(what, type(exc.__cause__ or exc).__name__, secrets) from None
+    except openai.APIStatusError as exc:
+        raise http_failure(what, exc.status_code, exc.body, secrets, KEY_HINT) from None

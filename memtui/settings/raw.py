@@ -1,0 +1,37 @@
+"""Navigation of the raw OpenClaw config dict: nested keys, agent ids and `agents.list[]` entries."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+DEFAULT_AGENT_ID = "main"
+_INVALID_AGENT_CHARS = re.compile(r"[^a-z0-9_-]+")
+
+def get_path(raw: Any, *keys: str) -> Any:
+    """Walk nested dicts; None when any level is missing or not a dict."""
+    node = raw
+    for key in keys:
+        if not isinstance(node, dict):
+            return None
+        node = node.get(key)
+    return node
+
+
+def normalize_agent_id(value: Any) -> str:
+    """Lower-case, invalid characters to `-`, at most 64 characters, empty → `main`."""
+    if not isinstance(value, str):
+        return DEFAULT_AGENT_ID
+    text = _INVALID_AGENT_CHARS.sub("-", value.strip().lower()).strip("-")[:64]
+    return text or DEFAULT_AGENT_ID
+
+
+def agent_entry(raw: dict[str, Any], agent_id: str) -> dict[str, Any] | None:
+    """The `agents.list[]` entry whose normalised id is `agent_id`, if any."""
+    entries = get_path(raw, "agents", "list")
+    if not isinstance(entries, list):
+        return None
+    for entry in entries:
+        if isinstance(entry, dict) and normalize_agent_id(entry.get("id")) == agent_id:
+            return entry
+    return None
