@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.atomic import sweep_stale_temps
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
@@ -130,6 +131,8 @@ class MemoryManager(EventHub):
                     progress(p)
                 self.emit(IndexEvent("progress", reason=reason, progress=p))
 
+            if memory_paths is None and session_files is None:
+                self._sweep_leftovers()
             try:
                 report = self._sync_locked(force=force, reason=reason, progress=relay, should_stop=should_stop,
                                            session_files=session_files, memory_paths=memory_paths)
@@ -141,6 +144,12 @@ class MemoryManager(EventHub):
             self.dirty = False
             self.emit(IndexEvent("finished", reason=reason, report=report))
             return report
+
+    def _sweep_leftovers(self) -> None:
+        """Remove what killed runs left: temp files of interrupted saves under `memory/`."""
+        memory_dir = self.env.workspace_dir / "memory"
+        if memory_dir.is_dir() and not memory_dir.is_symlink():
+            sweep_stale_temps(memory_dir)
 
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
                      should_stop: Callable[[], bool] | None, session_files: list[Path] | None,

@@ -142,7 +142,7 @@ def _stage_with_journal(workspace_dir: Path, day: str, items: list[Hit], moment:
             "previous": {k: (before_entries[k].to_json() if k in before_entries else None) for k in keys},
         }
     )
-    write_json_state(_journal_path(workspace_dir), journal)
+    write_json_state(_journal_path(workspace_dir), journal, root=workspace_dir)
     return keys
 
 
@@ -162,7 +162,7 @@ def rollback_short_term(workspace_dir: Path) -> bool:
                 if before is None:
                     store_path.unlink(missing_ok=True)
                 else:
-                    atomic_write_text(store_path, before)
+                    atomic_write_text(store_path, before, root=workspace_dir)
                 continue
             store = load_recall_store(workspace_dir)
             for key, previous in (run.get("previous") or {}).items():

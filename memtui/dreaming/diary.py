@@ -77,7 +77,7 @@ def append_entry(
     path = dreams_path(workspace_dir)
     text, digest = _read(path)
     entry = format_entry(date_line or diary_date(now, tz), body, backfill)
-    atomic_write_text(path, insert_entry(text, entry), expected_digest=digest)
+    atomic_write_text(path, insert_entry(text, entry), expected_digest=digest, root=workspace_dir)
     return path
 
 
@@ -118,5 +118,5 @@ def remove_backfill_entries(workspace_dir: Path, *, day: str | None = None, sour
     if new_text == SKELETON:
         path.unlink()
     else:
-        atomic_write_text(path, new_text, expected_digest=digest)
+        atomic_write_text(path, new_text, expected_digest=digest, root=workspace_dir)
     return removed

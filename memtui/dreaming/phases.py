@@ -198,5 +198,5 @@ def run_sweep(
 def write_report(workspace_dir: Path, phase: str, day: str, text: str) -> Path:
     """Write `memory/dreaming/<phase>/<day>.md` atomically (separate storage mode)."""
     path = workspace_dir / REPORTS_DIR / phase / f"{day}.md"
-    atomic_write_text(path, text)
+    atomic_write_text(path, text, root=workspace_dir)
     return path

@@ -206,7 +206,7 @@ def apply_promotions(
             header = "" if existing.strip() else LONG_TERM_HEADER
             base = existing if not existing or existing.endswith("\n") else existing + "\n"
             section = promotion_section(to_append, dreaming_day(moment, zone))
-            atomic_write_text(memory_path, header + base + section, expected_digest=digest)
+            atomic_write_text(memory_path, header + base + section, expected_digest=digest, root=workspace_dir)
             result.appended = len(to_append)
         stamp = iso_ms(moment)
         for candidate in fresh:

@@ -353,9 +353,9 @@ def read_json_state(path: Path) -> Any:
         ) from exc
 
 
-def write_json_state(path: Path, data: Any) -> None:
-    """Write JSON (2-space indent, trailing newline) atomically."""
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def write_json_state(path: Path, data: Any, *, root: Path | None = None) -> None:
+    """Write JSON (2-space indent, trailing newline) atomically, following no symlink below `root`."""
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n", root=root)
 
 
 def load_recall_store(workspace_dir: Path) -> RecallStore:
@@ -379,7 +379,7 @@ def save_recall_store(workspace_dir: Path, store: RecallStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: entry.to_json() for key, entry in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data, root=workspace_dir)
 
 
 def load_phase_signals(workspace_dir: Path) -> PhaseSignalStore:
@@ -413,4 +413,4 @@ def save_phase_signals(workspace_dir: Path, store: PhaseSignalStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: signal.to_json() for key, signal in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data, root=workspace_dir)

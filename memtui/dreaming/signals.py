@@ -375,7 +375,7 @@ def ingest_daily(
             )
             result.files += 1
     if files_state != previous:
-        write_json_state(state_path, {"version": 1, "files": files_state})
+        write_json_state(state_path, {"version": 1, "files": files_state}, root=workspace_dir)
     return result
 
 
@@ -458,7 +458,7 @@ def ingest_sessions(
         if taken:
             result.files += 1
     if new_hits:
-        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n")
+        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n", root=workspace_dir)
         result.signals = record_recalls(
             workspace_dir,
             f"__dreaming_sessions__:{today}",
@@ -471,5 +471,5 @@ def ingest_sessions(
     seen_all[agent_id] = seen[-SEEN_MESSAGES_CAP:]
     new_state = {"version": 3, "files": files_state, "seenMessages": seen_all}
     if new_state != raw_state:
-        write_json_state(state_path, new_state)
+        write_json_state(state_path, new_state, root=workspace_dir)
     return result

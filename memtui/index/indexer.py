@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.atomic import open_for_read, parts_below
 from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
@@ -19,6 +21,7 @@ from memtui.index.workspace import (
     canonical_root_memory,
     is_allowed_memory_path,
     list_memory_files,
+    memory_location,
     resolve_extra_path,
 )
 from memtui.issues import FileIssue
@@ -158,13 +161,19 @@ class Indexer:
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _read_markdown(self, abs_path: Path, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+    def _read_markdown(self, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+        """The file's text, mtime (ms) and size, opened once with no symlink followed on the way."""
         try:
-            stat = abs_path.stat()
-            if stat.st_size > MAX_MARKDOWN_BYTES:
-                issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
-                return None
-            data = abs_path.read_bytes()
+            location = memory_location(self.workspace_dir, rel, self.settings.extra_paths)
+            with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_MARKDOWN_BYTES:
+                    issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
+                    return None
+                data = handle.read()
+        except PathError as exc:
+            issues.append(FileIssue(rel, f"{exc.message}; skipped"))
+            return None
         except OSError as exc:
             issues.append(FileIssue(rel, f"not readable ({exc.strerror or exc.__class__.__name__})"))
             return None
@@ -194,7 +203,7 @@ class Indexer:
                 target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.extra_paths)
             except PathError:
                 continue
-            if rel.lower() == "dreams.md" or not target.is_file():
+            if rel.lower() == "dreams.md" or target.is_symlink() or not target.is_file():
                 continue
             if rel == ROOT_MEMORY_FILE and canonical_root_memory(self.workspace_dir) is None:
                 continue
@@ -207,7 +216,7 @@ class Indexer:
         for memory_file in self._listed(only):
 
             def load(mf: Any = memory_file) -> _Document | None:
-                read = self._read_markdown(mf.abs_path, mf.rel_path, issues)
+                read = self._read_markdown(mf.rel_path, issues)
                 if read is None:
                     return None
                 content, mtime, size = read

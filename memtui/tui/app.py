@@ -7,6 +7,7 @@ here own all UI state.
 from __future__ import annotations
 
 import json
+import os
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from textual.widgets import DataTable, Footer, Input, Static, TabbedContent, Tab
 from textual.widgets.text_area import Selection
 from textual.worker import get_current_worker
 
-from memtui.atomic import ConflictError, atomic_write_text
+from memtui.atomic import ConflictError
 from memtui.errors import MemtuiError
 from memtui.index.events import IndexEvent
 from memtui.manager import MemoryManager
@@ -29,7 +30,7 @@ from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 from memtui.tools import format_citation
 from memtui.tui.actions import ACTIONS, bindings
 from memtui.tui.commands import MemtuiCommands
-from memtui.tui.curation import append_note, daily_log_path, promote_lines
+from memtui.tui.curation import append_note, daily_log_path, promote_lines, save_memory_file
 from memtui.tui.messages import (
     FilesChanged,
     IndexFailed,
@@ -461,7 +462,7 @@ class MemtuiApp(App[int]):
 
     def resolve_rel(self, rel: str) -> Path:
         """Absolute path of a workspace-relative memory path."""
-        return (self.manager.env.workspace_dir / rel).resolve() if not rel.startswith("/") else Path(rel)
+        return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
 
     # -- actions: view ------------------------------------------------------------------------
 
@@ -646,7 +647,8 @@ class MemtuiApp(App[int]):
         viewer = self.viewer
         assert viewer.abs_path is not None
         try:
-            digest = atomic_write_text(viewer.abs_path, viewer.text_area.text, expected_digest=expected)
+            digest = save_memory_file(self.manager.env.workspace_dir, viewer.rel or "", viewer.text_area.text,
+                                      expected_digest=expected, extra_paths=self.manager.settings.extra_paths)
         except ConflictError:
             self.push_screen(ChoiceModal(
                 "File changed on disk",

@@ -1,0 +1,60 @@
+"""The editor never writes outside the workspace: a symlink swapped in after the file was opened is refused."""
+
+from __future__ import annotations
+
+import os
+
+from memtui.manager import MemoryManager
+from memtui.tui.app import MemtuiApp
+from memtui.tui.screens import ErrorModal
+
+SIZE = (120, 36)
+
+
+async def _settle(app: MemtuiApp, pilot) -> None:
+    await pilot.pause(0.15)
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def test_saving_a_hit_whose_file_became_a_symlink_leaves_the_outside_file_alone(
+        manager: MemoryManager, make_app, tmp_path) -> None:
+    outside = tmp_path / "outside-secret.md"
+    outside.write_text("outside: do not touch\n", encoding="utf-8")
+    note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        note.unlink()
+        os.symlink(outside, note)
+        await pilot.press("enter")
+        await pilot.press("e")
+        app.viewer.text_area.insert("- written by the editor\n")
+        await pilot.press("ctrl+s")
+        await _settle(app, pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert "symlink" in str(app.screen.body)
+    assert outside.read_text(encoding="utf-8") == "outside: do not touch\n"
+    assert note.is_symlink()
+
+
+async def test_saving_into_a_symlinked_memory_folder_is_refused(manager: MemoryManager, make_app, tmp_path) -> None:
+    workspace = manager.env.workspace_dir
+    outside = tmp_path / "outside-folder"
+    outside.mkdir()
+    (outside / "2026-04-28.md").write_text("outside copy\n", encoding="utf-8")
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        os.rename(workspace / "memory", tmp_path / "memory-moved")
+        os.symlink(outside, workspace / "memory")
+        await pilot.press("enter")
+        await pilot.press("e")
+        app.viewer.text_area.insert("- written by the editor\n")
+        await pilot.press("ctrl+s")
+        await _settle(app, pilot)
+        assert isinstance(app.screen, ErrorModal)
+    assert (outside / "2026-04-28.md").read_text(encoding="utf-8") == "outside copy\n"
+    assert sorted(p.name for p in outside.iterdir()) == ["2026-04-28.md"]
