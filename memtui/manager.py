@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -25,8 +26,19 @@ from memtui.index.indexer import (
     full_reindex_reason,
     model_name,
 )
-from memtui.index.store import ISSUES_KEY, Store, remove_database_files, swap_database, temp_index_path
+from memtui.index.store import (
+    ISSUES_KEY,
+    DamagedIndexError,
+    DriverError,
+    Store,
+    is_damage,
+    move_aside,
+    remove_database_files,
+    remove_leftovers,
+    temp_index_path,
+)
 from memtui.index.workspace import list_memory_files, resolve_extra_path
+from memtui.issues import FileIssue
 from memtui.search.accelerator import FastSearch
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.settings.agent import AgentEnv
@@ -54,6 +66,7 @@ class MemoryManager(EventHub):
             self.provider_source = "injected"
         self._write_lock = threading.Lock()
         self.last_sync: SyncReport | None = None
+        self.notices: list[FileIssue] = []
         self.store = self._open_store()
         self.fast = FastSearch()
         self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
@@ -76,15 +89,53 @@ class MemoryManager(EventHub):
         return selection.provider
 
     def _open_store(self, path: Path | None = None) -> Store:
+        """The index at `path` (default: the agent's). A damaged one (not SQLite, truncated, a foreign schema)
+        is moved aside under the writer lock and a fresh one created; read-only, that is an error saying so."""
+        target = path or self.env.store_path
+        try:
+            return self._store_at(target)
+        except DamagedIndexError as exc:
+            if self.env.read_only or path is not None:
+                raise StoreError(exc.message, "run `memtui index --force` without --read-only: the damaged file "
+                                              "is moved aside and the index rebuilt") from None
+        with _FileLock(Path(f"{target}.lock")):
+            try:
+                return self._store_at(target)
+            except DamagedIndexError as exc:
+                aside = move_aside(target)
+                notice = FileIssue(target.name, f"index was damaged ({exc.reason}); moved aside to {aside.name} "
+                                                "and rebuilt")
+                self.notices.append(notice)
+                store = self._store_at(target)
+                store.write_meta(json.dumps([notice.to_json()]), key=ISSUES_KEY)
+                return store
+
+    def _store_at(self, path: Path) -> Store:
         store_settings = self.settings.store
         return Store(
-            path or self.env.store_path,
+            path,
             read_only=self.env.read_only,
             fts_tokenizer=store_settings.fts_tokenizer,
             vector_enabled=store_settings.vector_enabled,
             extension_path=store_settings.vector_extension_path,
             cache_enabled=self.settings.cache.enabled,
         )
+
+    def current_store(self) -> Store:
+        """The store, reopened first when another program replaced or deleted the index file, so a long-running
+        TUI, `watch` or `mcp` never keeps reading or writing a file nobody else sees. (A sync running in
+        another thread does that check itself; the old store is left to threads still using it.)"""
+        if self.store.replaced() and self._write_lock.acquire(blocking=False):
+            try:
+                self._reopen_if_replaced()
+            finally:
+                self._write_lock.release()
+        return self.store
+
+    def _reopen_if_replaced(self) -> None:
+        if self.store.replaced():
+            self.store = self._open_store()
+            self.dirty = self.dirty or not self.store.read_meta()
 
     def close(self) -> None:
         """Close the store and the provider."""
@@ -124,6 +175,7 @@ class MemoryManager(EventHub):
         if self.env.read_only:
             raise StoreError(f"index {self.env.store_path} is open read-only; sync is not allowed")
         with self._write_lock, _FileLock(Path(f"{self.env.store_path}.lock")):
+            self._reopen_if_replaced()
             self.emit(IndexEvent("started", reason=reason))
 
             def relay(p: Progress) -> None:
@@ -139,6 +191,8 @@ class MemoryManager(EventHub):
             except Exception as exc:
                 self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
                 raise
+            report.issues[:0] = self.notices
+            self.notices = []
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
             self.last_sync = report
             self.dirty = False
@@ -146,7 +200,9 @@ class MemoryManager(EventHub):
             return report
 
     def _sweep_leftovers(self) -> None:
-        """Remove what killed runs left: temp files of interrupted saves under `memory/`."""
+        """Remove what killed runs left (the writer lock is held, so no other rebuild is running): temp
+        index files of interrupted full rebuilds, and temp files of interrupted saves under `memory/`."""
+        remove_leftovers(self.env.store_path)
         memory_dir = self.env.workspace_dir / "memory"
         if memory_dir.is_dir() and not memory_dir.is_symlink():
             sweep_stale_temps(memory_dir)
@@ -190,33 +246,44 @@ class MemoryManager(EventHub):
 
     def _full_reindex(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                       should_stop: Callable[[], bool] | None) -> SyncReport:
+        """Build a fresh index beside the live one, then copy it into the live file in one transaction, so
+        other processes keep their connections and never see a missing or empty index."""
         target = self.env.store_path
         temp_path = temp_index_path(target)
-        temp = self._open_store(temp_path)
         try:
-            temp.copy_cache_from(target)
-            report = indexer.sync(temp, reason=reason, full=True, progress=progress, should_stop=should_stop)
-            if should_stop and should_stop():
-                raise _Cancelled
-            temp.write_meta(_meta_json(build_meta(self.env.workspace_dir, self.settings, self.provider,
-                                                  self._temp_dims(temp))))
-            if self.settings.cache.max_entries:
-                temp.cache_prune(self.settings.cache.max_entries)
-            temp.close()
-        except _Cancelled:
-            temp.close()
-            remove_database_files(temp_path)
-            return SyncReport(reason=reason, full=True)
-        except BaseException:
-            temp.close()
-            remove_database_files(temp_path)
-            raise
-        self.store.close()
-        try:
-            swap_database(temp_path, target)
+            temp = self._open_store(temp_path)
+            try:
+                temp.copy_cache_from(target)
+                report = indexer.sync(temp, reason=reason, full=True, progress=progress, should_stop=should_stop)
+                if should_stop and should_stop():
+                    return SyncReport(reason=reason, full=True)
+                temp.write_meta(_meta_json(build_meta(self.env.workspace_dir, self.settings, self.provider,
+                                                      self._temp_dims(temp))))
+                if self.settings.cache.max_entries:
+                    temp.cache_prune(self.settings.cache.max_entries)
+            finally:
+                temp.close()
+            self._install(temp_path)
         finally:
-            self.store = self._open_store()
+            remove_database_files(temp_path)
         return report
+
+    def _install(self, built: Path) -> None:
+        """Make the index built at `built` the live one; a live file too damaged to copy into is moved aside
+        and the built file renamed into its place."""
+        try:
+            self.store.replace_with(built)
+            return
+        except DriverError as exc:
+            if not is_damage(exc):
+                raise
+            reason = str(exc)
+        self.store.close()
+        aside = move_aside(self.env.store_path)
+        os.replace(built, self.env.store_path)
+        self.notices.append(FileIssue(self.env.store_path.name, f"index was damaged ({reason}); moved aside to "
+                                                                f"{aside.name} and rebuilt"))
+        self.store = self._open_store()
 
     def _temp_dims(self, store: Store) -> int | None:
         if self.provider is None or not store.capabilities.vector_available:
@@ -305,8 +372,9 @@ class MemoryManager(EventHub):
                query_vector: list[float] | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
         profile = profile or self.env.profile
-        fast = self.fast.current(self.store, vectors=self.provider is not None) if profile == "memtui" else None
-        searcher = Searcher(self.store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
+        store = self.current_store()
+        fast = self.fast.current(store, vectors=self.provider is not None) if profile == "memtui" else None
+        searcher = Searcher(store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
         return searcher.search(query, options, now=now, query_vector=query_vector)
 
@@ -319,6 +387,7 @@ class MemoryManager(EventHub):
                       profile: str | None = None) -> dict[str, Any]:
         """The `memory_search` tool, following OpenClaw's steps: an empty index syncs first (blocking), a
         dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request)."""
+        self.current_store()
         if not self.env.read_only and query.strip():
             if self.store.read_meta() is None or (self.store.chunk_count() == 0 and self.dirty):
                 self.sync(reason="search")
@@ -355,6 +424,7 @@ class MemoryManager(EventHub):
 
     def status(self, *, deep: bool = False) -> dict[str, Any]:
         """`status --json` object (OpenClaw's fields plus memtui's)."""
+        self.current_store()
         counts = self.store.counts()
         caps = self.store.capabilities
         scan_memory = len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths)) \
@@ -393,7 +463,7 @@ class MemoryManager(EventHub):
                        "providerUnavailableReason": self.provider_reason if self.provider is None else None,
                        "driver": caps.driver},
             "meta": meta,
-            "issues": self.store.read_issues(),
+            "issues": self._issues(),
         }
         if self.fallback:
             status["fallback"] = self.fallback
@@ -406,6 +476,10 @@ class MemoryManager(EventHub):
         if deep:
             status["embeddingProbe"] = self._probe()
         return status
+
+    def _issues(self) -> list[dict[str, Any]]:
+        recorded = self.store.read_issues()
+        return [*(n.to_json() for n in self.notices if n.to_json() not in recorded), *recorded]
 
     def _probe(self) -> dict[str, Any]:
         if self.provider is None:
@@ -432,10 +506,6 @@ class _SyncRequest:
         return self.session_files is None and self.memory_paths is None
 
 
-class _Cancelled(Exception):
-    pass
-
-
 class _FileLock:
     """An exclusive advisory lock on a file: one index writer per store across processes."""
 
@@ -444,8 +514,12 @@ class _FileLock:
         self.handle: Any = None
 
     def __enter__(self) -> _FileLock:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.handle = open(self.path, "a+")
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.handle = open(self.path, "a+")
+        except OSError as exc:
+            raise StoreError(f"cannot create the index lock {self.path}: {exc.strerror}",
+                             "use --store FILE on a writable disk, or --read-only") from None
         fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
         return self
 

@@ -21,8 +21,6 @@ from memtui.index.store.schema import (
 class StoreReads(StoreBase):
     """Queries on one index connection (every method takes the store's lock)."""
 
-    _kinds: tuple[set[str], set[str]] | None
-
     def read_meta(self) -> dict[str, Any] | None:
         """The parsed `memory_index_meta_v1` row, or None."""
         with self.lock:
@@ -214,6 +212,8 @@ class StoreReads(StoreBase):
 
     def _row_kinds(self) -> tuple[set[str], set[str]]:
         """(models, sources) present in `chunks`, cached until the next write."""
+        with self.lock:
+            self._forget_if_changed()
         if self._kinds is None:
             with self.lock:
                 models = {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM chunks")}
@@ -224,6 +224,8 @@ class StoreReads(StoreBase):
     @property
     def has_stemmed_index(self) -> bool:
         """Whether the Porter-stemmed FTS table exists (absent in indexes written by OpenClaw)."""
+        with self.lock:
+            self._forget_if_changed()
         return self._stemmed
 
     def stemmed_search(self, match: str, limit: int, *, model: str | None,

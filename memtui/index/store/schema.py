@@ -35,6 +35,8 @@ _SCHEMA = (
     "source TEXT NOT NULL DEFAULT 'memory', start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, "
     "hash TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL, embedding TEXT NOT NULL, "
     "updated_at INTEGER NOT NULL)",
+)
+_INDEXES = (
     "CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path)",
     "CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source)",
 )
@@ -97,9 +99,46 @@ def _load_vec(conn: Connection, extension_path: str | None) -> str | None:
     return None
 
 
+class DamagedIndexError(StoreError):
+    """The index file is not a usable memtui/OpenClaw index (not SQLite, truncated, or a foreign schema)."""
+
+    def __init__(self, path: Path, reason: str) -> None:
+        super().__init__(f"index {path} is damaged ({reason})")
+        self.reason = reason
+
+
+# SQLite's words for a file that is not (or no longer) a database it can read.
+_DAMAGE_MESSAGES = ("file is not a database", "database disk image is malformed", "malformed database schema")
+# Columns memtui reads; a table without them belongs to some other program.
+_REQUIRED_COLUMNS = {
+    "meta": {"key", "value"},
+    "files": {"path", "source", "hash", "mtime", "size"},
+    "chunks": {"id", "path", "source", "start_line", "end_line", "hash", "model", "text", "embedding", "updated_at"},
+}
+
+
+def is_damage(exc: BaseException) -> bool:
+    """Whether a driver error says the file is damaged (rather than busy, locked or read-only)."""
+    return isinstance(exc, DriverError) and any(m in str(exc).lower() for m in _DAMAGE_MESSAGES)
+
+
+def _check_columns(conn: Connection, path: Path) -> None:
+    """DamagedIndexError when an existing table memtui reads lacks a column (a file of some other program)."""
+    for table, required in _REQUIRED_COLUMNS.items():
+        columns = {row[1] for row in conn.execute(f"PRAGMA table_info({table})")}
+        if not columns:
+            continue
+        if table != "meta":
+            columns.add("source")  # added by the migration in `_ensure_schema` (indexes from before 2026.1)
+        if not required <= columns:
+            missing = ", ".join(sorted(required - columns))
+            raise DamagedIndexError(path, f"a foreign schema: table {table} lacks {missing}")
+
+
 def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
             extension_path: str | None = None) -> tuple[Connection, str | None]:
     """Open `path` (WAL, busy timeout 5 s) and try to load sqlite-vec; returns (conn, vector error)."""
+    conn = None
     try:
         if read_only:
             pending = Path(f"{path}-wal").exists()
@@ -108,15 +147,31 @@ def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite_driver.connect(str(path), check_same_thread=False, timeout=5.0)
+        conn.execute("PRAGMA busy_timeout = 5000")
+        if not read_only:
+            # Read before anything is written, so a file that is not an index is refused untouched.
+            _check_columns(conn, path)
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             conn.execute("PRAGMA wal_autocheckpoint = 1000")
-        conn.execute("PRAGMA busy_timeout = 5000")
-    except DriverError as exc:
-        raise StoreError(f"cannot open index {path}: {exc}") from None
+    except (OSError, DriverError, StoreError) as exc:
+        if conn is not None:
+            conn.close()
+        raise _open_failure(path, exc) from None
     vector_error = _load_vec(conn, extension_path) if vector_enabled else "disabled by store.vector.enabled"
     return conn, vector_error
 
+
+def _open_failure(path: Path, exc: Exception) -> StoreError:
+    if isinstance(exc, StoreError):
+        return exc
+    if isinstance(exc, OSError):
+        return StoreError(f"cannot create the index folder {path.parent}: {exc.strerror}",
+                          "use --store FILE on a writable disk, or --read-only to open an existing index")
+    if is_damage(exc):
+        return DamagedIndexError(path, str(exc))
+    hint = "use --store FILE on a writable disk, or --read-only" if "readonly" in str(exc).lower() else None
+    return StoreError(f"cannot open index {path}: {exc}", hint)
 
 
 class StoreBase:
@@ -132,6 +187,22 @@ class StoreBase:
     _fts_error: str | None
     _dims: int | None
     _stemmed: bool
+    _kinds: tuple[set[str], set[str]] | None
+    _data_version: int | None
+
+    def _check_schema(self) -> None:
+        """DamagedIndexError when a table memtui reads lacks a column (a file written by another program)."""
+        _check_columns(self.conn, self.path)
+
+    def _forget_if_changed(self) -> None:
+        """Drop what this connection cached about the schema and rows once another connection (another
+        process's sync or full rebuild) has committed: `PRAGMA data_version` moves exactly then."""
+        version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+        if version != self._data_version:
+            self._data_version = version
+            self._kinds = None
+            self._dims = None
+            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
 
     def _ensure_schema(self) -> None:
         with self.lock, self.conn:
@@ -144,6 +215,9 @@ class StoreBase:
                 columns = {row[1] for row in self.conn.execute(f"PRAGMA table_info({table})")}
                 if "source" not in columns:
                     self.conn.execute(f"ALTER TABLE {table} ADD COLUMN source TEXT NOT NULL DEFAULT 'memory'")
+            self._check_schema()
+            for statement in _INDEXES:
+                self.conn.execute(statement)
             tokenize = ", tokenize='trigram case_sensitive 0'" if self.fts_tokenizer == "trigram" else ""
             try:
                 self.conn.execute(

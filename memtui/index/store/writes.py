@@ -26,7 +26,6 @@ class StoreWrites(StoreBase):
     """Changes to one index connection; each is atomic (a transaction, or a savepoint inside `batch()`)."""
 
     _batch_until: float | None
-    _kinds: tuple[set[str], set[str]] | None
 
     def write_meta(self, value: str, key: str = META_KEY) -> None:
         """Write a meta row (the index meta is already serialized as OpenClaw would)."""
@@ -122,6 +121,7 @@ class StoreWrites(StoreBase):
     def _dims_cache(self) -> int | None:
         if self._vector_error is not None:
             return None
+        self._forget_if_changed()
         if self._dims is None:
             self._dims = self.vector_dims()
         return self._dims
@@ -202,5 +202,7 @@ class StoreWrites(StoreBase):
                 if has:
                     with self.conn:
                         self.conn.execute("INSERT OR IGNORE INTO embedding_cache SELECT * FROM old.embedding_cache")
+            except DriverError:
+                pass  # a damaged old index: the rebuild starts with an empty cache
             finally:
                 self.conn.execute("DETACH DATABASE old")
