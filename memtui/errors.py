@@ -28,7 +28,12 @@ class StoreError(MemtuiError):
 
 
 class ProviderError(MemtuiError):
-    """An embedding provider could not be created or failed to embed."""
+    """An embedding provider could not be created or failed to embed (`retry_after`: seconds the provider
+    asked to wait before trying again, from a `Retry-After` header)."""
+
+    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None) -> None:
+        super().__init__(message, hint)
+        self.retry_after = retry_after
 
 
 class ReadOnlyError(StoreError):

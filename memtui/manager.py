@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import threading
@@ -13,15 +12,17 @@ from pathlib import Path
 from typing import Any
 
 from memtui.atomic import sweep_stale_temps
-from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
+from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
+from memtui.index.freshness import first_difference
 from memtui.index.indexer import (
     EmbeddingFailed,
     Indexer,
     Progress,
     ProgressCallback,
     SyncReport,
+    VectorSizeChanged,
     build_meta,
     full_reindex_reason,
     model_name,
@@ -31,6 +32,7 @@ from memtui.index.store import (
     DamagedIndexError,
     DriverError,
     Store,
+    WriterLock,
     is_damage,
     move_aside,
     remove_database_files,
@@ -69,7 +71,7 @@ class MemoryManager(EventHub):
         self.notices: list[FileIssue] = []
         self.store = self._open_store()
         self.fast = FastSearch()
-        self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
+        self.dirty = "memory" in self.settings.sources and not env.read_only and self.index_mismatch() is not None
         self._sync_queue: list[_SyncRequest] = []
         self._sync_thread: threading.Thread | None = None
         self._queue_lock = threading.Lock()
@@ -98,7 +100,7 @@ class MemoryManager(EventHub):
             if self.env.read_only or path is not None:
                 raise StoreError(exc.message, "run `memtui index --force` without --read-only: the damaged file "
                                               "is moved aside and the index rebuilt") from None
-        with _FileLock(Path(f"{target}.lock")):
+        with WriterLock(Path(f"{target}.lock")):
             try:
                 return self._store_at(target)
             except DamagedIndexError as exc:
@@ -159,6 +161,15 @@ class MemoryManager(EventHub):
     def _wanted_meta(self, dims: int | None) -> dict[str, Any]:
         return build_meta(self.env.workspace_dir, self.settings, self.provider, dims)
 
+    def index_mismatch(self) -> str | None:
+        """Why the index was not built for this process's provider and settings (so a sync must rebuild it
+        before its results mean anything), or None."""
+        existing = self.store.read_meta()
+        if existing is None:
+            return "no index metadata"
+        return full_reindex_reason(existing, self._wanted_meta(self._vector_dims()),
+                                   self.store.capabilities.vector_available)
+
     def _vector_dims(self) -> int | None:
         if self.provider is None or not self.store.capabilities.vector_available:
             return None
@@ -174,7 +185,7 @@ class MemoryManager(EventHub):
         """
         if self.env.read_only:
             raise StoreError(f"index {self.env.store_path} is open read-only; sync is not allowed")
-        with self._write_lock, _FileLock(Path(f"{self.env.store_path}.lock")):
+        with self._write_lock, WriterLock(Path(f"{self.env.store_path}.lock")):
             self._reopen_if_replaced()
             self.emit(IndexEvent("started", reason=reason))
 
@@ -210,12 +221,16 @@ class MemoryManager(EventHub):
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
                      should_stop: Callable[[], bool] | None, session_files: list[Path] | None,
                      memory_paths: set[str] | None) -> SyncReport:
+        required_dims: int | None = None
+        forced_because = "forced"
         while True:
-            indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir)
             existing = self.store.read_meta()
             wanted = self._wanted_meta(self._vector_dims())
-            why_full = "forced" if force and not session_files else full_reindex_reason(
+            why_full = forced_because if force and not session_files else full_reindex_reason(
                 existing, wanted, self.store.capabilities.vector_available)
+            dims = required_dims if why_full else self.store.vector_dims() or (existing or {}).get("vectorDims")
+            indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir,
+                              vector_dims=dims)
             try:
                 if why_full is None:
                     report = indexer.sync(self.store, reason=reason, full=False, progress=progress,
@@ -230,9 +245,15 @@ class MemoryManager(EventHub):
                     report = self._full_reindex(indexer, reason, progress, should_stop)
                 report.full_reason = why_full
                 return report
+            except VectorSizeChanged as exc:
+                # Rebuild everything at the new size; a provider that changes size again is a failing one.
+                if required_dims is not None:
+                    self._switch_to_fallback(f"{exc} (twice in one sync)")
+                required_dims = None if required_dims is not None else exc.new
+                force, forced_because = True, str(exc)
             except EmbeddingFailed as exc:
                 self._switch_to_fallback(str(exc))
-                force = True
+                force, forced_because = True, f"provider failed: {exc}"
 
     def _build_in_place(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                         should_stop: Callable[[], bool] | None) -> SyncReport:
@@ -356,7 +377,7 @@ class MemoryManager(EventHub):
         """A blocking sync when the index is empty or dirty (what the one-shot CLI needs)."""
         if self.env.read_only:
             return None
-        if self.dirty or self.store.read_meta() is None:
+        if self.dirty or self.index_mismatch() is not None:
             return self.sync(reason="search")
         return None
 
@@ -380,7 +401,7 @@ class MemoryManager(EventHub):
 
     def embed_query(self, query: str) -> list[float] | None:
         """The query vector (None in FTS-only mode), so callers can re-rank without re-embedding."""
-        return self.provider.embed_query(query) if self.provider is not None else None
+        return embed_query_text(self.provider, query) if self.provider is not None else None
 
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
@@ -389,7 +410,7 @@ class MemoryManager(EventHub):
         dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request)."""
         self.current_store()
         if not self.env.read_only and query.strip():
-            if self.store.read_meta() is None or (self.store.chunk_count() == 0 and self.dirty):
+            if self.index_mismatch() is not None or (self.store.chunk_count() == 0 and self.dirty):
                 self.sync(reason="search")
             else:
                 self.warm_session(session_key)
@@ -434,12 +455,13 @@ class MemoryManager(EventHub):
             for s in self.settings.sources
         ]
         meta = self.store.read_meta()
+        stale = self.stale_reason() if not self.env.read_only else None
         status: dict[str, Any] = {
             "backend": "builtin",
             "agentId": self.env.agent_id,
             "files": sum(c["files"] for c in counts.values()),
             "chunks": sum(c["chunks"] for c in counts.values()),
-            "dirty": self.dirty,
+            "dirty": self.dirty or stale is not None,
             "workspaceDir": str(self.env.workspace_dir),
             "dbPath": str(self.env.store_path),
             "readOnly": self.env.read_only,
@@ -461,6 +483,7 @@ class MemoryManager(EventHub):
                        "dims": self.store.vector_dims() or (meta or {}).get("vectorDims")},
             "custom": {"searchMode": "fts-only" if self.provider is None else "hybrid",
                        "providerUnavailableReason": self.provider_reason if self.provider is None else None,
+                       "dirtyReason": stale,
                        "driver": caps.driver},
             "meta": meta,
             "issues": self._issues(),
@@ -476,6 +499,14 @@ class MemoryManager(EventHub):
         if deep:
             status["embeddingProbe"] = self._probe()
         return status
+
+    def stale_reason(self) -> str | None:
+        """Why the index does not answer for this process as it should: built for another provider or
+        settings, or a memory file new, changed or gone since the last sync (also one killed halfway)."""
+        if "memory" not in self.settings.sources:
+            return self.index_mismatch()
+        return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.extra_paths,
+                                                         self.store.file_rows())
 
     def _issues(self) -> list[dict[str, Any]]:
         recorded = self.store.read_issues()
@@ -504,28 +535,6 @@ class _SyncRequest:
     @property
     def unscoped(self) -> bool:
         return self.session_files is None and self.memory_paths is None
-
-
-class _FileLock:
-    """An exclusive advisory lock on a file: one index writer per store across processes."""
-
-    def __init__(self, path: Path):
-        self.path = path
-        self.handle: Any = None
-
-    def __enter__(self) -> _FileLock:
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.handle = open(self.path, "a+")
-        except OSError as exc:
-            raise StoreError(f"cannot create the index lock {self.path}: {exc.strerror}",
-                             "use --store FILE on a writable disk, or --read-only") from None
-        fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
-        self.handle.close()
 
 
 def _meta_json(meta: dict[str, Any]) -> str:

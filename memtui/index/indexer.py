@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.atomic import open_for_read, parts_below
-from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
+from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, embed_texts, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
@@ -84,6 +84,15 @@ class EmbeddingFailed(ProviderError):
     """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
 
 
+class VectorSizeChanged(ProviderError):
+    """The provider's vectors changed size during a sync; the index must be rebuilt for the new size."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"the provider's vectors changed from {old} to {new} dimensions")
+        self.old = old
+        self.new = new
+
+
 def model_name(provider: EmbeddingProvider | None) -> str:
     """`chunks.model` value: the provider's model, or `fts-only`."""
     return provider.model if provider is not None else FTS_ONLY_MODEL
@@ -152,12 +161,15 @@ class Indexer:
     """Writes one workspace's memory (and optionally sessions) into a store."""
 
     def __init__(self, workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-                 *, sessions_dir: Path | None = None, batch_size: int = 64):
+                 *, sessions_dir: Path | None = None, batch_size: int = 64, vector_dims: int | None = None):
         self.workspace_dir = workspace_dir
         self.settings = settings
         self.provider = provider
         self.sessions_dir = sessions_dir
         self.batch_size = batch_size
+        # The size every vector of this sync must have (None: set by the first one); cached vectors of
+        # another size are embedded again, fresh ones of another size raise VectorSizeChanged.
+        self.vector_dims = vector_dims
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -339,17 +351,22 @@ class Indexer:
         key = provider_key(provider)
         hashes = [c.hash for c in chunks]
         cached = store.cache_get(provider.id, provider.model, key, hashes) if self.settings.cache.enabled else {}
+        if self.vector_dims is None and cached:
+            self.vector_dims = len(next(iter(cached.values())))
+        cached = {h: v for h, v in cached.items() if len(v) == self.vector_dims}
         missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached))
         by_hash = {c.hash: c.text for c in chunks}
         fresh: dict[str, list[float]] = {}
         for start in range(0, len(missing), self.batch_size):
             part = missing[start : start + self.batch_size]
             try:
-                vectors = provider.embed_batch([by_hash[h] for h in part])
-            except Exception as exc:
+                vectors = embed_texts(provider, [by_hash[h] for h in part])
+            except ProviderError as exc:
                 raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
-            if len(vectors) != len(part):
-                raise EmbeddingFailed(f"provider {provider.id} returned {len(vectors)} vectors for {len(part)} texts")
+            if self.vector_dims is None:
+                self.vector_dims = len(vectors[0])
+            if len(vectors[0]) != self.vector_dims:
+                raise VectorSizeChanged(self.vector_dims, len(vectors[0]))
             fresh.update(zip(part, vectors, strict=True))
         if fresh:
             now = int(time.time() * 1000)
@@ -357,7 +374,6 @@ class Indexer:
                             [(h, json.dumps(v, separators=(",", ":")), len(v)) for h, v in fresh.items()], now)
         report.embedded += len(fresh)
         report.cache_hits += len(chunks) - len([c for c in chunks if c.hash in fresh])
-        dims = next((len(v) for v in [*fresh.values(), *cached.values()] if v), None)
-        if dims is not None and store.capabilities.vector_available:
-            store.ensure_vector_table(dims)
+        if self.vector_dims is not None and store.capabilities.vector_available:
+            store.ensure_vector_table(self.vector_dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, embed_query_text
 from memtui.index.store import ChunkRow, DriverError, Store
 from memtui.search.accelerator import FastIndex
 from memtui.search.fts_query import (
@@ -307,7 +307,7 @@ class Searcher:
         # Merged in OpenClaw's order (vector hits first, then keyword-only hits), so score ties
         # keep the same order after the stable sort.
         found: dict[str, Candidate] = {}
-        vector = list(query_vector) if query_vector is not None else self.provider.embed_query(query)
+        vector = list(query_vector) if query_vector is not None else embed_query_text(self.provider, query)
         if not any(vector):
             response.vector_skipped = "query embedding is all zeros"
         else:

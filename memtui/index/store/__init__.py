@@ -28,6 +28,7 @@ from memtui.index.store.schema import (
     vector_blob,
 )
 from memtui.index.store.swap import (
+    WriterLock,
     copy_database,
     move_aside,
     remove_database_files,
@@ -38,9 +39,26 @@ from memtui.index.store.swap import (
 from memtui.index.store.writes import BATCH_COMMIT_S, StoreWrites
 
 __all__ = [
-    "BATCH_COMMIT_S", "ISSUES_KEY", "META_KEY", "REVISION_KEY", "STEMMED_FTS", "Capabilities", "ChunkRow",
-    "Connection", "DamagedIndexError", "DriverError", "Store", "connect", "is_damage", "move_aside",
-    "remove_database_files", "remove_leftovers", "sqlite_driver", "temp_index_path", "vector_blob",
+    "BATCH_COMMIT_S",
+    "ISSUES_KEY",
+    "META_KEY",
+    "REVISION_KEY",
+    "STEMMED_FTS",
+    "Capabilities",
+    "ChunkRow",
+    "Connection",
+    "DamagedIndexError",
+    "DriverError",
+    "Store",
+    "WriterLock",
+    "connect",
+    "is_damage",
+    "move_aside",
+    "remove_database_files",
+    "remove_leftovers",
+    "sqlite_driver",
+    "temp_index_path",
+    "vector_blob",
 ]
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -323,7 +324,7 @@ class StoreReads(StoreBase):
     # -- embedding cache --------------------------------------------------------------------
 
     def cache_get(self, provider: str, model: str, provider_key: str, hashes: Sequence[str]) -> dict[str, list[float]]:
-        """Cached vectors by chunk hash."""
+        """Cached vectors by chunk hash (entries that are not a list of finite numbers are left out)."""
         if not self.cache_enabled or not self._has_table("embedding_cache"):
             return {}
         found: dict[str, list[float]] = {}
@@ -336,9 +337,10 @@ class StoreReads(StoreBase):
                     f"provider_key = ? AND hash IN ({marks})",
                     [provider, model, provider_key, *part],
                 ):
-                    found[digest] = json.loads(embedding)
+                    vector = _vector_or_none(embedding)
+                    if vector is not None:
+                        found[digest] = vector
         return found
-
 
     def cache_count(self) -> int:
         """Entries in the embedding cache."""
@@ -347,6 +349,19 @@ class StoreReads(StoreBase):
         with self.lock:
             return int(self.conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0])
 
+
+
+def _vector_or_none(text: str) -> list[float] | None:
+    """A cached embedding as floats, or None when it is unreadable, empty, non-numeric or not finite."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(type(v) in (int, float) and math.isfinite(v) for v in value):
+        return None
+    return [float(v) for v in value]
 
 
 def _escape_like(term: str) -> str:

@@ -1,15 +1,18 @@
 """Full rebuilds: a temporary index file beside the live one, copied into the live file in one transaction;
-moving a damaged index aside; removing index files and what killed rebuilds left behind."""
+the writer lock; moving a damaged index aside; removing index files and what killed rebuilds left behind."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import glob
 import os
 import time
 import uuid
 from pathlib import Path
+from typing import Any
 
+from memtui.errors import StoreError
 from memtui.index.store.schema import Connection, DriverError, sqlite_driver
 
 _SUFFIXES = ("", "-wal", "-shm", "-journal")
@@ -71,3 +74,25 @@ def remove_leftovers(target: Path) -> list[str]:
                 os.remove(name)
                 removed.append(os.path.basename(name))
     return removed
+
+
+class WriterLock:
+    """An exclusive advisory lock on a file: one index writer per store across processes."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.handle: Any = None
+
+    def __enter__(self) -> WriterLock:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self.handle = open(self.path, "a+")
+        except OSError as exc:
+            raise StoreError(f"cannot create the index lock {self.path}: {exc.strerror}",
+                             "use --store FILE on a writable disk, or --read-only") from None
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        fcntl.flock(self.handle.fileno(), fcntl.LOCK_UN)
+        self.handle.close()
