@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Protocol
@@ -16,6 +19,9 @@ from memtui.index.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resol
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
 
+# The longest a burst of changes waits for its sync: max(4 × the debounce, 5 s).
+MAX_WAIT_FACTOR = 4
+MIN_MAX_WAIT_S = 5.0
 IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
 SESSION_DEBOUNCE_S = 5.0
 
@@ -31,27 +37,41 @@ def is_ignored(path: str) -> bool:
 
 
 class _Debouncer:
-    """Runs `action` once, `delay` seconds after the last `poke()`."""
+    """Runs `action` once, `delay` seconds after the last `poke()`, but at most `max_wait` seconds after the
+    first poke of a burst: steady writes (one a second, forever) still get synced."""
 
-    def __init__(self, delay: float, action: Callable[[], None]):
+    def __init__(self, delay: float, action: Callable[[], None], max_wait: float | None = None):
         self.delay = delay
+        self.max_wait = max(delay, max_wait if max_wait is not None else max(MAX_WAIT_FACTOR * delay, MIN_MAX_WAIT_S))
         self.action = action
         self._timer: threading.Timer | None = None
+        self._first: float | None = None
         self._lock = threading.Lock()
 
     def poke(self) -> None:
         with self._lock:
+            now = time.monotonic()
+            if self._first is None:
+                self._first = now
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self.delay, self.action)
+            due = min(now + self.delay, self._first + self.max_wait)
+            self._timer = threading.Timer(max(0.0, due - now), self._fire)
             self._timer.daemon = True
             self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._first = None
+            self._timer = None
+        self.action()
 
     def cancel(self) -> None:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._first = None
 
 
 class _Handler(FileSystemEventHandler):
@@ -86,12 +106,15 @@ class MemoryWatcher:
     """Watches MEMORY.md, memory/, extra paths (and transcripts when sessions are indexed)."""
 
     def __init__(self, manager: WatchedIndex, *, debounce_ms: int | None = None,
-                 session_debounce_s: float = SESSION_DEBOUNCE_S):
+                 session_debounce_s: float = SESSION_DEBOUNCE_S, max_wait_s: float | None = None):
         self.manager = manager
         settings = manager.settings
         self.workspace = manager.env.workspace_dir
         delay = (settings.sync.watch_debounce_ms if debounce_ms is None else debounce_ms) / 1000
-        self._memory_debounce = _Debouncer(delay, self._flush_memory)
+        self._memory_debounce = _Debouncer(delay, self._flush_memory, max_wait_s)
+        self._memory_handler: _Handler | None = None
+        self._memory_watch: tuple[object, tuple[int, int]] | None = None
+        self._watch_lock = threading.Lock()
         self._changed: set[str] = set()
         self._changed_all = False
         self._changed_lock = threading.Lock()
@@ -130,6 +153,8 @@ class MemoryWatcher:
         return any(target == extra or (extra.is_dir() and extra in target.parents) for extra in self._extras)
 
     def _on_memory_change(self, path: str) -> None:
+        if Path(path) == self.workspace / MEMORY_DIR:
+            self._watch_memory_dir()
         rel = rel_path(self.workspace, Path(path))
         with self._changed_lock:
             if path.endswith(".md") and not os.path.isdir(path):
@@ -176,10 +201,9 @@ class MemoryWatcher:
         if settings.sync.watch and "memory" in settings.sources:
             observer = Observer()
             memory_handler = _Handler(self._accept_memory, self._on_memory_change)
+            self._observer, self._memory_handler = observer, memory_handler
             observer.schedule(memory_handler, str(self.workspace), recursive=False)
-            memory_dir = self.workspace / MEMORY_DIR
-            if memory_dir.is_dir() and not memory_dir.is_symlink():
-                observer.schedule(memory_handler, str(memory_dir), recursive=True)
+            self._watch_memory_dir()
             for target in self._extras:
                 observer.schedule(memory_handler, str(target if target.is_dir() else target.parent),
                                   recursive=target.is_dir())
@@ -191,10 +215,29 @@ class MemoryWatcher:
                                   recursive=False)
             observer.daemon = True
             observer.start()
-            self._observer = observer
         if settings.sync.on_session_start:
             self.manager.request_sync("session-start")
         self._schedule_interval()
+
+    def _watch_memory_dir(self) -> None:
+        """Watch `memory/` recursively: at start, and again whenever a `memory/` folder appears (created after
+        the watcher started, or deleted and made anew); a symlinked one is not watched, as it is not indexed."""
+        memory_dir = self.workspace / MEMORY_DIR
+        with self._watch_lock:
+            if self._observer is None or self._memory_handler is None:
+                return
+            try:
+                info = os.lstat(memory_dir)
+            except OSError:
+                return
+            identity = (info.st_dev, info.st_ino)
+            if not stat.S_ISDIR(info.st_mode) or (self._memory_watch and self._memory_watch[1] == identity):
+                return
+            if self._memory_watch is not None:
+                with contextlib.suppress(KeyError, OSError):
+                    self._observer.unschedule(self._memory_watch[0])  # type: ignore[arg-type]
+            watch = self._observer.schedule(self._memory_handler, str(memory_dir), recursive=True)
+            self._memory_watch = (watch, identity)
 
     def _schedule_interval(self) -> None:
         minutes = self.manager.settings.sync.interval_minutes
