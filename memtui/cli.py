@@ -32,8 +32,6 @@ COMMAND_MODULES = (
 )
 
 
-
-
 def build_parser() -> argparse.ArgumentParser:
     """The full argument parser with every registered subcommand."""
     common = common_parser()
@@ -64,6 +62,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return int(args.func(args) or 0)
     except MemtuiError as exc:
         print(f"memtui: error: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:
+        if not type(exc).__module__.startswith(("sqlean", "sqlite3")):
+            raise
+        print(f"memtui: error: the index cannot be read ({exc}) (run `memtui index --force`: a damaged index is "
+              "moved aside and rebuilt)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

@@ -76,3 +76,42 @@ def sha256_hex(text: str) -> str:
 def sha1_hex(text: str) -> str:
     """SHA-1 hex digest of the UTF-8 encoding of `text`."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+MAX_JSON_DEPTH = 200
+
+
+def parse_json(text: str | bytes) -> Any:
+    """`json.loads`, but JSON nested deeper than `MAX_JSON_DEPTH` (which would exhaust the recursion limit
+    here or in whatever walks the value) raises `json.JSONDecodeError` like any other malformed JSON."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = _TOO_DEEP
+    if value is _TOO_DEEP or (_brackets(text) > MAX_JSON_DEPTH and too_deep(value)):
+        document = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", document, 0) from None
+    return value
+
+
+def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether lists and dicts in `value` nest more than `limit` levels (checked without recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _brackets(text: str | bytes) -> int:
+    """Opening brackets in `text`: fewer than the depth limit cannot nest that deep (a cheap first test)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
+
+
+_TOO_DEEP = object()

@@ -18,6 +18,7 @@ from typing import Any
 from memtui.context.bootstrap import js_trim, utf16_len
 from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts, memory_flush_block
 from memtui.issues import FileIssue
+from memtui.jsonutil import parse_json
 from memtui.settings.agent import AgentEnv
 from memtui.settings.raw import agent_entry, get_path
 
@@ -206,7 +207,7 @@ def scan_transcript(path: Path) -> TranscriptScan:
                 if not text:
                     continue
                 try:
-                    record = json.loads(text)
+                    record = parse_json(text)
                 except ValueError:
                     broken_offsets.append(line_start)
                     continue
@@ -539,7 +540,7 @@ def load_session_entries(sessions_dir: Path) -> tuple[dict[str, dict[str, Any]],
         issues.append(FileIssue(str(store), f"cannot read sessions.json: {exc}"))
         return _orphan_entries(sessions_dir), issues
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         issues.append(FileIssue(str(store), f"sessions.json is not valid JSON ({exc.msg} at line "
                                             f"{exc.lineno} column {exc.colno}); showing transcripts found on "

@@ -11,7 +11,7 @@ from typing import Any
 
 from memtui.atomic import atomic_write_text
 from memtui.errors import MemtuiError
-from memtui.jsonutil import sha1_hex
+from memtui.jsonutil import parse_json, sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
 RECALL_STORE_NAME = "short-term-recall.json"
@@ -345,7 +345,7 @@ def read_json_state(path: Path) -> Any:
     if not text.strip():
         return None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise DreamingError(
             f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})",

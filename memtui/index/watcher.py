@@ -5,9 +5,10 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
+import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +25,7 @@ MAX_WAIT_FACTOR = 4
 MIN_MAX_WAIT_S = 5.0
 IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
 SESSION_DEBOUNCE_S = 5.0
+WALK_RECURSION_LIMIT = 12_000
 
 
 def is_ignored(path: str) -> bool:
@@ -74,6 +76,18 @@ class _Debouncer:
             self._first = None
 
 
+@contextlib.contextmanager
+def _recursion_room() -> Iterator[None]:
+    """Room for watchdog's recursive `os.walk` (one frame per folder level in Python 3.11): a path can only
+    hold about 2,000 levels before PATH_MAX stops the walk, and the default limit of 1,000 stops it first."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, WALK_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 class _Handler(FileSystemEventHandler):
     def __init__(self, accept: Callable[[str], bool], on_change: Callable[[str], None]):
         self.accept = accept
@@ -113,7 +127,7 @@ class MemoryWatcher:
         delay = (settings.sync.watch_debounce_ms if debounce_ms is None else debounce_ms) / 1000
         self._memory_debounce = _Debouncer(delay, self._flush_memory, max_wait_s)
         self._memory_handler: _Handler | None = None
-        self._memory_watch: tuple[object, tuple[int, int]] | None = None
+        self._memory_watch: object | None = None
         self._watch_lock = threading.Lock()
         self._changed: set[str] = set()
         self._changed_all = False
@@ -154,7 +168,7 @@ class MemoryWatcher:
 
     def _on_memory_change(self, path: str) -> None:
         if Path(path) == self.workspace / MEMORY_DIR:
-            self._watch_memory_dir()
+            self._watch_memory_dir(renew=True)
         rel = rel_path(self.workspace, Path(path))
         with self._changed_lock:
             if path.endswith(".md") and not os.path.isdir(path):
@@ -203,10 +217,6 @@ class MemoryWatcher:
             memory_handler = _Handler(self._accept_memory, self._on_memory_change)
             self._observer, self._memory_handler = observer, memory_handler
             observer.schedule(memory_handler, str(self.workspace), recursive=False)
-            self._watch_memory_dir()
-            for target in self._extras:
-                observer.schedule(memory_handler, str(target if target.is_dir() else target.parent),
-                                  recursive=target.is_dir())
             sessions_dir = self.manager.env.sessions_dir
             if self._tracker is not None and sessions_dir.is_dir():
                 for transcript in sessions_dir.glob("*.jsonl"):
@@ -215,29 +225,47 @@ class MemoryWatcher:
                                   recursive=False)
             observer.daemon = True
             observer.start()
+            # Recursive watches walk their tree when scheduled on a running observer: guarded one by one.
+            self._watch_memory_dir()
+            for target in self._extras:
+                self._schedule(target if target.is_dir() else target.parent, target.is_dir())
         if settings.sync.on_session_start:
             self.manager.request_sync("session-start")
         self._schedule_interval()
 
-    def _watch_memory_dir(self) -> None:
-        """Watch `memory/` recursively: at start, and again whenever a `memory/` folder appears (created after
-        the watcher started, or deleted and made anew); a symlinked one is not watched, as it is not indexed."""
+    def _watch_memory_dir(self, *, renew: bool = False) -> None:
+        """Watch `memory/` recursively: at start, and anew (`renew`) on any event of the folder itself, as one
+        created after the start, or deleted and made again (maybe with the same inode number), needs a new
+        watch; a symlinked one is not watched, as it is not indexed."""
         memory_dir = self.workspace / MEMORY_DIR
         with self._watch_lock:
             if self._observer is None or self._memory_handler is None:
                 return
+            if renew and self._memory_watch is not None:
+                with contextlib.suppress(KeyError, OSError):
+                    self._observer.unschedule(self._memory_watch)  # type: ignore[arg-type]
+                self._memory_watch = None
+            if self._memory_watch is not None:
+                return
             try:
-                info = os.lstat(memory_dir)
+                if not stat.S_ISDIR(os.lstat(memory_dir).st_mode):
+                    return
             except OSError:
                 return
-            identity = (info.st_dev, info.st_ino)
-            if not stat.S_ISDIR(info.st_mode) or (self._memory_watch and self._memory_watch[1] == identity):
-                return
-            if self._memory_watch is not None:
-                with contextlib.suppress(KeyError, OSError):
-                    self._observer.unschedule(self._memory_watch[0])  # type: ignore[arg-type]
-            watch = self._observer.schedule(self._memory_handler, str(memory_dir), recursive=True)
-            self._memory_watch = (watch, identity)
+            self._memory_watch = self._schedule(memory_dir, True)
+
+    def _schedule(self, folder: Path, recursive: bool) -> object | None:
+        """Watch `folder`; when its tree cannot be walked, say so in a "failed" event and go on without it."""
+        assert self._observer is not None and self._memory_handler is not None
+        try:
+            with _recursion_room():
+                return self._observer.schedule(self._memory_handler, str(folder), recursive=recursive)
+        except (RecursionError, OSError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc.strerror
+            where = rel_path(self.workspace, folder)
+            self.manager.emit(IndexEvent("failed", reason="watch", error=f"cannot watch {where} ({reason}); "
+                                         "changes there are indexed by the next `memtui index`"))
+            return None
 
     def _schedule_interval(self) -> None:
         minutes = self.manager.settings.sync.interval_minutes

@@ -16,6 +16,7 @@ from typing import Any
 import json5
 
 from memtui.errors import ConfigError
+from memtui.jsonutil import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
 
 SOURCES = ("memory", "sessions")
@@ -246,6 +247,9 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
     where = str(path) if path else "<config>"
     try:
         data = json5.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{where}: invalid JSON5: nested too deeply to read",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only") from None
     except ValueError as exc:
         match = _JSON5_POS.search(str(exc).replace("\r", "\\r").replace("\n", "\\n"))
         if match:
@@ -254,6 +258,9 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
         raise ConfigError(f"{where}: invalid JSON5: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1:1: the config must be a JSON5 object, not {type(data).__name__}")
+    if too_deep(data):
+        raise ConfigError(f"{where}: invalid JSON5: nested more than {MAX_JSON_DEPTH} levels deep",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only")
     loaded = LoadedConfig(raw=data, path=path)
     loaded.raw = _substitute_env(data, loaded.warnings, where)
     _check_memory_keys(loaded)
@@ -386,6 +393,22 @@ class _Reader:
         return dict(value)
 
 
+def _chunking(tokens: float | None, overlap: float | None, where: str) -> tuple[int, int]:
+    """`chunking.tokens` and `.overlap`, refused when they cannot make chunks (OpenClaw would clamp them
+    silently into an index of one-token chunks, or of chunks that are all overlap). The default overlap
+    (80) shrinks to fit a smaller `tokens`."""
+    assert tokens is not None
+    if tokens != int(tokens) or tokens < 1:
+        raise ConfigError(f"{where}: memorySearch.chunking.tokens must be a whole number of at least 1, "
+                          f"got {tokens:g}", "the default is 400")
+    if overlap is None:
+        return int(tokens), min(80, int(tokens) - 1)
+    if overlap != int(overlap) or not 0 <= overlap < tokens:
+        raise ConfigError(f"{where}: memorySearch.chunking.overlap must be a whole number from 0 to "
+                          f"{int(tokens) - 1} (below chunking.tokens), got {overlap:g}", "the default is 80")
+    return int(tokens), int(overlap)
+
+
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
 
@@ -445,8 +468,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     if not sources:
         sources = ["memory"]
 
-    tokens = max(1, int(r.number("chunking.tokens", 400)))
-    overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
+    tokens, overlap = _chunking(r.number("chunking.tokens", 400), r.number("chunking.overlap", None), where)
 
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
