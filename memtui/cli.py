@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from memtui import __version__
 from memtui.commands.args import common_parser
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, unexpected_message
 
 # Modules under memtui.commands, each with `register(subparsers, parents)`.
 COMMAND_MODULES = (
@@ -66,8 +66,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         if not type(exc).__module__.startswith(("sqlean", "sqlite3")):
             raise
-        print(f"memtui: error: the index cannot be read ({exc}) (run `memtui index --force`: a damaged index is "
-              "moved aside and rebuilt)", file=sys.stderr)
+        print(f"memtui: error: {unexpected_message(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130

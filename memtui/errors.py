@@ -38,3 +38,11 @@ class ProviderError(MemtuiError):
 
 class ReadOnlyError(StoreError):
     """A write was attempted on an index opened read-only."""
+
+
+def unexpected_message(exc: BaseException) -> str:
+    """One line for an exception no memtui code anticipated; an SQLite error also says how to recover."""
+    if type(exc).__module__.startswith(("sqlean", "sqlite3")):
+        return (f"the index cannot be read ({exc}) (run `memtui index --force`: a damaged index is moved aside "
+                "and rebuilt)")
+    return f"{type(exc).__name__}: {exc}"

@@ -24,6 +24,7 @@ from memtui.search.fts_query import (
     KeywordQuery,
     build_and_query,
     build_or_query,
+    cap_query,
     contains_short_cjk,
     extract_keywords,
     single_term_query,
@@ -181,6 +182,7 @@ class Searcher:
                query_vector: Sequence[float] | None = None) -> SearchResponse:
         """Search; `query_vector` skips embedding the query (tests, benchmarks, TUI re-ranking)."""
         started = time.perf_counter()
+        query = cap_query(query)
         options = options or SearchOptions()
         now = now or datetime.now(UTC)
         settings = self.settings

@@ -29,6 +29,8 @@ _STOP_WORD_LINES = (
     "の に は を が と で て も へ から まで より です ます",
 )
 STOP_WORDS = frozenset(" ".join(_STOP_WORD_LINES).split())
+# Longest query searched; the rest of a longer one is ignored.
+MAX_QUERY_CHARS = 4000
 
 
 @dataclass(frozen=True)
@@ -39,6 +41,17 @@ class KeywordQuery:
     terms: tuple[str, ...]
     dropped: tuple[str, ...]
     operator: str
+
+
+def cap_query(query: str, limit: int | None = None) -> str:
+    """`query` cut to at most `limit` (default `MAX_QUERY_CHARS`) characters, at a word boundary when there
+    is one: nothing an agent asks needs more, and the cost of a search grows with the query."""
+    limit = MAX_QUERY_CHARS if limit is None else limit
+    if len(query) <= limit:
+        return query
+    cut = query[:limit]
+    space = cut.rfind(" ")
+    return cut[:space] if space > limit // 2 else cut
 
 
 def query_tokens(query: str) -> list[str]:
@@ -69,11 +82,7 @@ def extract_keywords(query: str) -> list[str]:
         if token in STOP_WORDS or (_ASCII_WORD.match(token) and len(token) <= 2):
             continue
         keywords.append(token)
-    unique: list[str] = []
-    for keyword in keywords:
-        if keyword not in unique:
-            unique.append(keyword)
-    return unique
+    return list(dict.fromkeys(keywords))
 
 
 def build_or_query(query: str) -> KeywordQuery:
@@ -82,7 +91,8 @@ def build_or_query(query: str) -> KeywordQuery:
     kept = extract_keywords(query)
     if not kept:
         kept = list(dict.fromkeys(t.lower() for t in tokens))
-    dropped = tuple(t for t in dict.fromkeys(x.lower() for x in tokens) if t not in kept)
+    kept_set = set(kept)
+    dropped = tuple(t for t in dict.fromkeys(x.lower() for x in tokens) if t not in kept_set)
     match = " OR ".join(_quote(t) for t in kept) if kept else None
     return KeywordQuery(match, tuple(kept), dropped, "OR")
 
