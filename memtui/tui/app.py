@@ -396,7 +396,7 @@ class MemtuiApp(App[int]):
         self.results.move_cursor(row=0, animate=False)
         try:
             self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
-        except OSError:
+        except (OSError, MemtuiError):
             return
 
     @on(SearchFailed)
@@ -455,7 +455,7 @@ class MemtuiApp(App[int]):
             return
         try:
             viewer.open(rel, abs_path, lines=lines)
-        except OSError as exc:
+        except (OSError, MemtuiError) as exc:
             self.push_screen(ErrorModal(f"Cannot open {rel}", str(exc)))
             return
         self.query_one("#detail", TabbedContent).active = "tab-file"
