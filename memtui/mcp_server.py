@@ -224,11 +224,14 @@ def _rpc_error(request_id: str | int | None, code: int, message: str) -> types.J
 
 class _CheckedLines:
     """stdin as lines that are JSON-RPC messages; any other line is answered with its error instead of being
-    dropped without a word (the SDK's transport skips what it cannot parse)."""
+    dropped without a word (the SDK's transport skips what it cannot parse). At the end of stdin the
+    answers still pending are written before the end is passed on (and the server shuts down)."""
 
-    def __init__(self, lines: AsyncIterable[str], replies: MemoryObjectSendStream[types.JSONRPCError]) -> None:
+    def __init__(self, lines: AsyncIterable[str], replies: MemoryObjectSendStream[types.JSONRPCError],
+                 answered: anyio.Event) -> None:
         self.lines = lines
         self.replies = replies
+        self.answered = answered
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async for line in self.lines:
@@ -239,18 +242,27 @@ class _CheckedLines:
                 yield line
             else:
                 await self.replies.send(error)
+        await self.replies.aclose()
+        await self.answered.wait()
 
 
 async def serve_stdio(manager: MemoryTools, session_key: str | None = None) -> None:
     """Serve the tools on stdin/stdout until the client closes the connection."""
     server = build_server(manager, session_key)
     send_replies, replies = anyio.create_memory_object_stream[types.JSONRPCError](16)
+    answered = anyio.Event()
     stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    async with stdio_server(stdin=_CheckedLines(stdin, send_replies)) as (read_stream, write_stream):  # type: ignore[arg-type]
+    checked = _CheckedLines(stdin, send_replies, answered)
+    async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
 
         async def answer_protocol_errors() -> None:
-            async for error in replies:
-                await write_stream.send(SessionMessage(error))
+            try:
+                async for error in replies:
+                    await write_stream.send(SessionMessage(error))
+            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
+                pass  # the server is gone: nobody is left to answer
+            finally:
+                answered.set()
 
         async with anyio.create_task_group() as group:
             group.start_soon(answer_protocol_errors)

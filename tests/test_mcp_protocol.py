@@ -165,3 +165,17 @@ def test_the_server_exits_when_stdin_closes_during_a_call_that_waits(tmp_path: P
             if raw.process.poll() is None:
                 raw.process.kill()
                 raw.process.wait()
+
+
+def test_errors_for_lines_just_before_the_end_of_stdin_are_still_written(tmp_path: Path, workspace: Path) -> None:
+    init = json.dumps({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": LATEST_PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}})
+    lines = [init, "{not json", json.dumps([{"jsonrpc": "2.0", "id": 1, "method": "tools/list"}]),
+             json.dumps({"id": 2, "method": "tools/list"})]
+    done = subprocess.run([sys.executable, "-m", "memtui", "mcp", "--no-watch", "--state-dir", str(tmp_path / "state"),
+                           "--workspace", str(workspace), "--provider", "none"], input="\n".join(lines) + "\n",
+                          capture_output=True, text=True, timeout=60, env=ENV)
+    answers = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [(a.get("id"), a.get("error", {}).get("code")) for a in answers] == [(0, None), (None, -32700),
+                                                                                 (None, -32600), (2, -32600)]
+    assert done.returncode == 0 and "Traceback" not in done.stderr
