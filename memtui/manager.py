@@ -5,7 +5,6 @@ from __future__ import annotations
 import fcntl
 import json
 import threading
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -24,9 +23,8 @@ from memtui.index.indexer import (
     build_meta,
     full_reindex_reason,
     model_name,
-    swap_database,
 )
-from memtui.index.store import ISSUES_KEY, Store, remove_database_files
+from memtui.index.store import ISSUES_KEY, Store, remove_database_files, swap_database, temp_index_path
 from memtui.index.workspace import list_memory_files, resolve_extra_path
 from memtui.search.accelerator import FastSearch
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
@@ -184,7 +182,7 @@ class MemoryManager(EventHub):
     def _full_reindex(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                       should_stop: Callable[[], bool] | None) -> SyncReport:
         target = self.env.store_path
-        temp_path = Path(f"{target}.tmp-{uuid.uuid4().hex}")
+        temp_path = temp_index_path(target)
         temp = self._open_store(temp_path)
         try:
             temp.copy_cache_from(target)
