@@ -26,8 +26,8 @@ from memtui.index.indexer import (
 )
 from memtui.index.store import ISSUES_KEY, Store, remove_database_files, swap_database, temp_index_path
 from memtui.index.workspace import list_memory_files, resolve_extra_path
-from memtui.search.accelerator import FastSearch
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
+from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
 from memtui.tools import error_payload, memory_get, search_payload

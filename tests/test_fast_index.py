@@ -13,8 +13,9 @@ import pytest
 from hashed_provider import HashedProvider
 
 from memtui.manager import MemoryManager
-from memtui.search.accelerator import FastSearch, PorterTokenizer, StaleRead, build_index, build_index_isolated
+from memtui.search.accelerator import PorterTokenizer, StaleRead, build_index, build_index_isolated
 from memtui.search.engine import Searcher
+from memtui.search.fast_search import FastSearch
 from memtui.search.fts_query import build_or_query
 from memtui.settings.agent import AgentEnv
 

@@ -13,13 +13,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
-
-import numpy as np
+from typing import TYPE_CHECKING, Any
 
 from memtui.embeddings.base import EmbeddingProvider
 from memtui.index.store import ChunkRow, DriverError, Store
-from memtui.search.accelerator import FastIndex
 from memtui.search.fts_query import (
     KeywordQuery,
     build_and_query,
@@ -38,6 +35,9 @@ from memtui.search.ranking import (
     truncate_utf16,
 )
 from memtui.settings.config import MemorySearchSettings
+
+if TYPE_CHECKING:
+    from memtui.search.accelerator import FastIndex
 
 MAX_CANDIDATES = 200
 
@@ -189,8 +189,7 @@ class Searcher:
         hybrid = settings.query.hybrid
         limit = min(MAX_CANDIDATES, max(1, math.floor(max_results * hybrid.candidate_multiplier)))
         sources = [s for s in (options.sources or settings.sources) if s in settings.sources] or list(settings.sources)
-        caps = self.store.capabilities
-        fts_on = caps.fts_available and hybrid.enabled
+        fts_on = self.store.fts_available and hybrid.enabled
         keyword = self._keyword_query(query) if query.strip() else None
         response = SearchResponse(
             query=query, profile=self.profile, mode="fts-only", results=[], candidates=[], keyword=keyword,
@@ -246,7 +245,7 @@ class Searcher:
 
     def _fts_only(self, response: SearchResponse, query: str, sources: list[str], now: datetime) -> None:
         keyword = response.keyword
-        if keyword is None or keyword.match is None or not self.store.capabilities.fts_available:
+        if keyword is None or keyword.match is None or not self.store.fts_available:
             return
         limit = response.candidate_limit
         found: dict[str, Candidate] = {}
@@ -374,6 +373,8 @@ class Searcher:
         parsed = [(row, json.loads(embedding)) for row, embedding in rows if embedding and embedding != "[]"]
         if not parsed:
             return []
+        import numpy as np
+
         query = np.asarray(vector, dtype=np.float64)
         scored: list[tuple[ChunkRow, float]] = []
         query_norm = float(np.linalg.norm(query))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +22,7 @@ from memtui.index.store.schema import (
 class StoreReads(StoreBase):
     """Queries on one index connection (every method takes the store's lock)."""
 
-    _kinds: tuple[set[str], set[str]] | None
+    _kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None
 
     def read_meta(self) -> dict[str, Any] | None:
         """The parsed `memory_index_meta_v1` row, or None."""
@@ -212,14 +213,19 @@ class StoreReads(StoreBase):
             if (r := rows.get(rowid)) is not None
         ]
 
-    def _row_kinds(self) -> tuple[set[str], set[str]]:
-        """(models, sources) present in `chunks`, cached until the next write."""
-        if self._kinds is None:
+    def _rows_outside(self, model: str | None, sources: Sequence[str] | None) -> bool:
+        """Whether some chunk has another model than `model` or a source outside `sources`, so that a search
+        must filter rows. Answered by range probes on the model and source indexes (no scan of `chunks`), and
+        cached until the next write."""
+        key = (model, tuple(sorted(set(sources))) if sources else None)
+        kinds = self._kinds if self._kinds is not None else {}
+        if key not in kinds:
+            probes = ([] if model is None else _outside_probes("model", [model])) + (
+                [] if sources is None else _outside_probes("source", list(key[1] or ())))
             with self.lock:
-                models = {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM chunks")}
-                sources = {r[0] for r in self.conn.execute("SELECT DISTINCT source FROM chunks")}
-            self._kinds = (models, sources)
-        return self._kinds
+                kinds[key] = any(self.conn.execute(sql, params).fetchone() for sql, params in probes)
+            self._kinds = kinds
+        return kinds[key]
 
     @property
     def has_stemmed_index(self) -> bool:
@@ -229,10 +235,7 @@ class StoreReads(StoreBase):
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
         """MATCH on the Porter-stemmed table, ordered by bm25; rows come from `chunks` by rowid."""
-        models, present = self._row_kinds()
-        needs_filter = (model is not None and models != {model}) or (
-            sources is not None and not present <= set(sources))
-        if needs_filter:
+        if self._rows_outside(model, sources):
             where, params = self._filters(model, sources, alias="c.")
             sql = (
                 f"SELECT f.rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} f JOIN chunks c "
@@ -345,6 +348,15 @@ class StoreReads(StoreBase):
         with self.lock:
             return int(self.conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0])
 
+
+
+def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]]]:
+    """Range probes, each a seek on the column's index, that find a row whose `column` is none of `values`."""
+    ordered = sorted(set(values))
+    probe = f"SELECT 1 FROM chunks WHERE {column} "
+    probes = [(probe + "< ? LIMIT 1", [ordered[0]]), (probe + "> ? LIMIT 1", [ordered[-1]])]
+    probes += [(f"{probe}> ? AND {column} < ? LIMIT 1", [low, high]) for low, high in itertools.pairwise(ordered)]
+    return probes
 
 
 def _escape_like(term: str) -> str:

@@ -37,6 +37,8 @@ _SCHEMA = (
     "updated_at INTEGER NOT NULL)",
     "CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path)",
     "CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source)",
+    # memtui's addition: lets a search tell in a few page reads whether rows of another model exist.
+    "CREATE INDEX IF NOT EXISTS idx_chunks_model ON chunks(model)",
 )
 _CACHE_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS embedding_cache (provider TEXT NOT NULL, model TEXT NOT NULL, "
@@ -97,9 +99,8 @@ def _load_vec(conn: Connection, extension_path: str | None) -> str | None:
     return None
 
 
-def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
-            extension_path: str | None = None) -> tuple[Connection, str | None]:
-    """Open `path` (WAL, busy timeout 5 s) and try to load sqlite-vec; returns (conn, vector error)."""
+def connect(path: Path, *, read_only: bool = False) -> Connection:
+    """Open `path` (WAL, busy timeout 5 s); sqlite-vec is loaded later, when a vector table is first used."""
     try:
         if read_only:
             pending = Path(f"{path}-wal").exists()
@@ -114,8 +115,7 @@ def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
         conn.execute("PRAGMA busy_timeout = 5000")
     except DriverError as exc:
         raise StoreError(f"cannot open index {path}: {exc}") from None
-    vector_error = _load_vec(conn, extension_path) if vector_enabled else "disabled by store.vector.enabled"
-    return conn, vector_error
+    return conn
 
 
 
@@ -128,7 +128,9 @@ class StoreBase:
     cache_enabled: bool
     conn: Connection
     lock: threading.RLock
-    _vector_error: str | None
+    vector_enabled: bool
+    extension_path: str | None
+    _vec_state: tuple[str | None] | None
     _fts_error: str | None
     _dims: int | None
     _stemmed: bool
@@ -161,6 +163,25 @@ class StoreBase:
                 )
                 # An index written before this table existed (or by OpenClaw) already has chunks.
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
+
+    @property
+    def _vector_error(self) -> str | None:
+        """Why vector search is unavailable (None: sqlite-vec is loaded). The extension loads on first asking, so
+        a keyword-only search never pays for it."""
+        state = self._vec_state
+        if state is None:
+            with self.lock:
+                state = self._vec_state
+                if state is None:
+                    error = _load_vec(self.conn, self.extension_path) if self.vector_enabled else \
+                        "disabled by store.vector.enabled"
+                    state = self._vec_state = (error,)
+        return state[0]
+
+    @property
+    def fts_available(self) -> bool:
+        """Whether keyword search works (without loading sqlite-vec, as `capabilities` does)."""
+        return self._fts_error is None
 
     def _has_table(self, name: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()

@@ -5,13 +5,12 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-import uuid
 from pathlib import Path
 
 
 def temp_index_path(target: Path) -> Path:
     """A fresh path beside `target` to build a full rebuild in."""
-    return Path(f"{target}.tmp-{uuid.uuid4().hex}")
+    return Path(f"{target}.tmp-{os.urandom(16).hex()}")
 
 
 def swap_database(temp_path: Path, target: Path) -> None:

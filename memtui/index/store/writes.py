@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -26,7 +26,7 @@ class StoreWrites(StoreBase):
     """Changes to one index connection; each is atomic (a transaction, or a savepoint inside `batch()`)."""
 
     _batch_until: float | None
-    _kinds: tuple[set[str], set[str]] | None
+    _kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None
 
     def write_meta(self, value: str, key: str = META_KEY) -> None:
         """Write a meta row (the index meta is already serialized as OpenClaw would)."""
@@ -160,7 +160,8 @@ class StoreWrites(StoreBase):
         return count
 
     def _bump_revision(self) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (REVISION_KEY, uuid.uuid4().hex))
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (REVISION_KEY, os.urandom(16).hex()))
 
 
     def cache_put(self, provider: str, model: str, provider_key: str,
