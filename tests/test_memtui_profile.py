@@ -53,3 +53,60 @@ def test_trigram_index_requires_short_cjk_tokens_with_like(make_env: Callable[..
             == ["memory/2026-11-26.md"]
         assert [h.path for h in manager.search("東京", min_score=0.0, profile="openclaw").results] \
             == ["memory/2026-11-26.md"]
+
+
+class _QueryNearStandup(HashedProvider):
+    """A model that places every query next to the stand-up note: a keyword-relevant note then has a low cosine
+    while an unrelated one has a high one, which is how a weak model behaves on conversational questions."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed the stand-up note instead of `text`."""
+        return super().embed_query("Alice asked to move the standup to 9:30.")
+
+
+def test_hybrid_keeps_every_keyword_hit_that_keyword_only_search_returns(make_env: Callable[..., AgentEnv]) -> None:
+    query = "payment webhook 502 pgbouncer"
+    with MemoryManager(make_env()) as manager:
+        manager.sync()
+        keyword_only = {h.path for h in manager.search(query, min_score=0.5).results}
+    assert "memory/2026-11-28.md" in keyword_only
+    with MemoryManager(make_env(), provider=_QueryNearStandup()) as manager:
+        manager.sync()
+        memtui = manager.search(query, min_score=0.5)
+    assert keyword_only <= {h.path for h in memtui.results}
+    by_path = {h.path: h for h in memtui.results}
+    # the keyword hit passes on its keyword evidence although its cosine is below minScore ...
+    assert by_path["memory/2026-11-28.md"].cosine < memtui.min_score
+    # ... and the semantic neighbour on its cosine alone, with no keyword overlap
+    assert by_path["memory/2026-11-29.md"].bm25 is None
+    assert by_path["memory/2026-11-29.md"].cosine >= memtui.min_score
+
+
+def test_min_score_is_a_floor_on_keyword_or_vector_evidence(make_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("alice standup redis session", min_score=0.6)
+    assert response.explain()["thresholdRule"] == "keyword r/(1+r) or cosine >= minScore"
+    assert response.results and response.filtered_count > 0
+    for candidate in response.candidates:
+        keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
+        evidence = max(keyword, candidate.cosine or 0.0)
+        assert (candidate.stage == "below-min-score") == (evidence < response.min_score)
+    # both sides are relative to their best candidate, so the fused score is a weighted mean of two ≤ 1 numbers
+    assert max(c.vector_score for c in response.candidates) == pytest.approx(1.0)
+    for candidate in response.candidates:
+        assert candidate.score == pytest.approx(0.4 * (candidate.vector_score or 0) + 0.6 * (candidate.text_score or 0))
+
+
+def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable[..., AgentEnv], tmp_path) -> None:
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        assert (manager.search("redis").vector_weight, manager.search("redis").text_weight) == (0.4, 0.6)
+        openclaw = manager.search("redis", profile="openclaw")
+        assert (openclaw.vector_weight, openclaw.text_weight) == (0.7, 0.3)
+    config = tmp_path / "openclaw.json"
+    config.write_text("{agents: {defaults: {memorySearch: {query: {hybrid: {vectorWeight: 0.7}}}}}}", encoding="utf-8")
+    with MemoryManager(make_env(config=str(config)), provider=HashedProvider()) as manager:
+        manager.sync()
+        configured = manager.search("redis")
+        assert (configured.vector_weight, configured.text_weight) == pytest.approx((0.7, 0.3))

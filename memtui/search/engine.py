@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -40,6 +41,19 @@ if TYPE_CHECKING:
     from memtui.search.accelerator import FastIndex
 
 MAX_CANDIDATES = 200
+# The memtui profile's (vector, text) hybrid weights when the config sets none (OpenClaw: 0.7, 0.3); both
+# sides are scored relative to their best candidate there. Chosen with `memtui eval` on SciFact train and
+# LoCoMo dev with the local MiniLM model (benchmarks/BENCHMARKS.md has the before/after numbers).
+MEMTUI_WEIGHTS = (0.4, 0.6)
+
+
+def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float, float]:
+    """(vector, text) weights a profile searches with: the configured ones, or the memtui profile's own defaults
+    when the config sets none."""
+    hybrid = settings.query.hybrid
+    if profile == "memtui" and not hybrid.weights_configured:
+        return MEMTUI_WEIGHTS
+    return hybrid.vector_weight, hybrid.text_weight
 
 
 @dataclass
@@ -57,6 +71,7 @@ class Candidate:
     bm25: float | None = None
     vector_rank: int | None = None
     text_rank: int | None = None
+    cosine: float | None = None
     matched_by: list[str] = field(default_factory=list)
     base_score: float = 0.0
     decay: float = 1.0
@@ -87,6 +102,7 @@ class Candidate:
             "vectorScore": self.vector_score,
             "textScore": self.text_score,
             "bm25": self.bm25,
+            "cosine": self.cosine,
             "vectorRank": self.vector_rank,
             "textRank": self.text_rank,
             "matchedBy": list(self.matched_by),
@@ -130,6 +146,8 @@ class SearchResponse:
     vector_skipped: str | None
     elapsed_ms: float
     text_normalization: str | None = None
+    vector_normalization: str | None = None
+    threshold_rule: str = "score >= minScore"
 
     def explain(self) -> dict[str, Any]:
         """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
@@ -151,6 +169,8 @@ class SearchResponse:
             "candidates": len(self.candidates),
             "vectorSkipped": self.vector_skipped,
             "textNormalization": self.text_normalization,
+            "vectorNormalization": self.vector_normalization,
+            "thresholdRule": self.threshold_rule,
             "searchMs": round(self.elapsed_ms, 2),
         }
 
@@ -191,10 +211,11 @@ class Searcher:
         sources = [s for s in (options.sources or settings.sources) if s in settings.sources] or list(settings.sources)
         fts_on = self.store.fts_available and hybrid.enabled
         keyword = self._keyword_query(query) if query.strip() else None
+        weights = hybrid_weights(settings, self.profile)
         response = SearchResponse(
             query=query, profile=self.profile, mode="fts-only", results=[], candidates=[], keyword=keyword,
             keyword_fallback_terms=[], min_score=min_score, max_results=max_results, candidate_limit=limit,
-            vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight, relaxed=False, filtered_count=0,
+            vector_weight=weights[0], text_weight=weights[1], relaxed=False, filtered_count=0,
             vector_skipped=None, elapsed_ms=0.0,
         )
         if not query.strip():
@@ -321,6 +342,9 @@ class Searcher:
                 continue
             merged.text_score, merged.bm25, merged.text_rank = hit.text_score, hit.bm25, hit.text_rank
             merged.matched_by = [*hit.matched_by, "vector"]
+        if self.profile == "memtui" and fts_on:
+            self._memtui_fusion(response, list(found.values()), vector, now)
+            return
         weights = (response.vector_weight, response.text_weight)
         for candidate in found.values():
             if fts_on:
@@ -341,6 +365,57 @@ class Searcher:
         if relaxed:
             response.relaxed = True
             self._select(response, relaxed, "relaxed")
+
+    def _memtui_fusion(self, response: SearchResponse, candidates: list[Candidate], vector: Sequence[float],
+                       now: datetime) -> None:
+        """memtui profile, hybrid: each side relative to its best candidate, weighted, and minScore on the evidence.
+
+        * The vector side is the cosine over the best candidate cosine, and a keyword-only candidate gets its
+          real cosine (OpenClaw counts it as 0, which buries keyword hits whenever the model is weak). The text
+          side is bm25 over the best keyword hit's (`_normalize_text_scores`).
+        * minScore is a floor on the evidence, not on the fused number: a candidate passes when its keyword
+          score r/(1+r) (what FTS-only mode thresholds) or its cosine reaches it. So turning the model on never
+          drops a keyword hit that keyword-only search returns, and a purely semantic hit still needs a cosine
+          of minScore. With nothing passing, the keyword hits are returned (relaxed), as in FTS-only mode.
+        """
+        if any(vector):
+            missing = [c for c in candidates if c.vector_score is None]
+            cosines = self._cosines(vector, [c.id for c in missing]) if missing else {}
+            for candidate in missing:
+                candidate.vector_score = cosines.get(candidate.id)
+        best = max((c.vector_score for c in candidates if c.vector_score is not None), default=0.0)
+        for candidate in candidates:
+            candidate.cosine = candidate.vector_score
+            if candidate.vector_score is not None and best > 0:
+                candidate.vector_score = max(0.0, candidate.vector_score) / best
+        if best > 0:
+            response.vector_normalization = "cosine / best candidate cosine"
+        for candidate in candidates:
+            candidate.base_score = response.vector_weight * (candidate.vector_score or 0.0) + (
+                response.text_weight * (candidate.text_score or 0.0))
+        self._decay_and_sort(candidates, now)
+        response.candidates = candidates
+        response.threshold_rule = "keyword r/(1+r) or cosine >= minScore"
+        passing = [c for c in candidates if _evidence(c) >= response.min_score]
+        response.filtered_count = len(candidates) - len(passing)
+        if passing:
+            self._select(response, passing, "evidence")
+            return
+        keyword_hits = [c for c in candidates if c.text_rank is not None]
+        if keyword_hits:
+            response.relaxed = True
+            self._select(response, keyword_hits, "relaxed")
+
+    def _cosines(self, vector: Sequence[float], ids: list[str]) -> dict[str, float]:
+        """Cosine similarity of the query to specific chunks' stored embeddings."""
+        query_norm = math.sqrt(sum(x * x for x in vector))
+        result: dict[str, float] = {}
+        for chunk_id, stored in self.store.vectors_for_ids(ids).items():
+            length = min(len(stored), len(vector))
+            norm = math.sqrt(sum(x * x for x in stored[:length]))
+            if norm and query_norm and length:
+                result[chunk_id] = sum(map(operator.mul, stored[:length], vector[:length])) / (norm * query_norm)
+        return result
 
     @staticmethod
     def _normalize_text_scores(response: SearchResponse, hits: list[Candidate]) -> None:
@@ -435,3 +510,12 @@ class Searcher:
         for position, candidate in enumerate(results, start=1):
             candidate.rank = position
         response.results = results
+
+
+def _evidence(candidate: Candidate) -> float:
+    """A candidate's strongest single piece of evidence: keyword r/(1+r) (1 for a LIKE match) or its cosine."""
+    if candidate.bm25 is not None:
+        keyword = bm25_rank_to_score(candidate.bm25)
+    else:
+        keyword = 1.0 if "like" in candidate.matched_by else 0.0
+    return max(keyword, candidate.cosine or 0.0)

@@ -135,7 +135,8 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
         reasons.append("not a keyword candidate")
     if response.mode != "fts-only":
         if candidate.vector_rank is not None:
-            reasons.append(f"vector candidate #{candidate.vector_rank} (cosine {(candidate.vector_score or 0):.3f})")
+            cosine = candidate.cosine if candidate.cosine is not None else candidate.vector_score
+            reasons.append(f"vector candidate #{candidate.vector_rank} (cosine {(cosine or 0):.3f})")
         else:
             reasons.append(f"not among the top {response.candidate_limit} vector candidates")
     if candidate.decay < 1.0:
@@ -151,6 +152,10 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
     elif candidate.stage == "cut-by-max-results":
         position = response.candidates.index(candidate) + 1
         reasons.append(f"passed the threshold but sits at #{position}; maxResults is {response.max_results}")
+    elif candidate.stage == "below-min-score" and response.threshold_rule != "score >= minScore":
+        keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
+        reasons.append(f"neither its keyword score {keyword:.3f} nor its cosine {(candidate.cosine or 0):.3f} "
+                       f"reaches minScore (both < minScore {response.min_score:.3f})")
     elif candidate.stage == "below-min-score":
         reasons.append(f"score {candidate.score:.3f} < minScore {response.min_score:.3f}")
     return why

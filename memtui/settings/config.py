@@ -167,7 +167,9 @@ class DecaySettings:
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1."""
+    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1. `weights_configured` says
+    whether the config (or live tuning) set them, as opposed to OpenClaw's 0.7/0.3 defaults (the `memtui`
+    ranking profile has defaults of its own)."""
 
     enabled: bool = True
     vector_weight: float = 0.7
@@ -175,6 +177,7 @@ class HybridSettings:
     candidate_multiplier: float = 4
     mmr: MMRSettings = field(default_factory=MMRSettings)
     temporal_decay: DecaySettings = field(default_factory=DecaySettings)
+    weights_configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -448,6 +451,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     tokens = max(1, int(r.number("chunking.tokens", 400)))
     overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
 
+    weights_configured = any(r.number(f"query.hybrid.{key}", None) is not None
+                             for key in ("vectorWeight", "textWeight"))
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
     total = vector_weight + text_weight
@@ -533,6 +538,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
                 enabled=r.bool("query.hybrid.enabled", True),
                 vector_weight=vector_weight,
                 text_weight=text_weight,
+                weights_configured=weights_configured,
                 candidate_multiplier=_clamp(float(r.number("query.hybrid.candidateMultiplier", 4)), 1, 20),
                 mmr=MMRSettings(
                     enabled=r.bool("query.hybrid.mmr.enabled", False),
@@ -556,7 +562,7 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = _clamp(vector_weight, 0, 1), _clamp(text_weight, 0, 1)
     total = vw + tw
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
-    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw)
+    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
 
 
