@@ -9,6 +9,7 @@ from typing import Any
 
 from memtui.index.store.schema import (
     ISSUES_KEY,
+    JOURNAL,
     META_KEY,
     REVISION_KEY,
     STEMMED_FTS,
@@ -70,6 +71,33 @@ class StoreReads(StoreBase):
             except DriverError:
                 return None
         return row[0] if row else None
+
+    def journal_span(self) -> tuple[int, int] | None:
+        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one (OpenClaw's index)."""
+        with self.lock:
+            try:
+                low, high = self.conn.execute(f"SELECT MIN(seq), MAX(seq) FROM {JOURNAL}").fetchone()
+            except DriverError:
+                return None
+        return (0, 0) if high is None else (int(low) - 1, int(high))
+
+    def chunk_changes(self, after_seq: int) -> list[tuple[int, int, bool]]:
+        """(seq, chunk rowid, added) of every journal entry after `after_seq`, in order."""
+        with self.lock:
+            return [(int(seq), int(rowid), bool(added)) for seq, rowid, added in self.conn.execute(
+                f"SELECT seq, chunk_rowid, added FROM {JOURNAL} WHERE seq > ? ORDER BY seq", (after_seq,))]
+
+    def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """chunk id → float32 BLOB from `chunks_vec` for specific chunks (empty without the table)."""
+        if self._vector_error is not None or self.vector_dims() is None or not ids:
+            return {}
+        result: dict[str, bytes] = {}
+        with self.lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                result.update(self.conn.execute(
+                    f"SELECT id, embedding FROM chunks_vec WHERE id IN ({','.join('?' * len(part))})", part))
+        return result
 
     def counts(self) -> dict[str, dict[str, int]]:
         """source → {files, chunks}."""

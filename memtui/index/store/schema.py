@@ -24,6 +24,10 @@ ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
 REVISION_KEY = "memtui_chunks_revision_v1"
+# memtui's addition: every chunk row added or removed by an incremental write, in order, so an accelerator can
+# apply just those changes (`seq` grows; the oldest entries beyond `JOURNAL_KEEP` are dropped).
+JOURNAL = "memtui_chunk_changes"
+JOURNAL_KEEP = 200_000
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -39,6 +43,8 @@ _SCHEMA = (
     "CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source)",
     # memtui's addition: lets a search tell in a few page reads whether rows of another model exist.
     "CREATE INDEX IF NOT EXISTS idx_chunks_model ON chunks(model)",
+    f"CREATE TABLE IF NOT EXISTS {JOURNAL} (seq INTEGER PRIMARY KEY, chunk_rowid INTEGER NOT NULL, "
+    "added INTEGER NOT NULL)",
 )
 _CACHE_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS embedding_cache (provider TEXT NOT NULL, model TEXT NOT NULL, "
