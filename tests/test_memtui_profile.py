@@ -110,3 +110,71 @@ def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable
         manager.sync()
         configured = manager.search("redis")
         assert (configured.vector_weight, configured.text_weight) == pytest.approx((0.7, 0.3))
+
+
+MULTILINGUAL = {
+    "memory/2026-09-01.md": "# 2026-09-01\n\n- Серверы авторизации упали; Иван очистил журналы.\n",
+    "memory/2026-09-02.md": "# 2026-09-02\n\n- 支付网关在高峰期返回大量超时错误。\n",
+    "memory/2026-09-03.md": "# 2026-09-03\n\n- 東京のデータセンターへサーバーを移設することに決めた。\n",
+    "memory/2026-09-04.md": "# 2026-09-04\n\n- The payment gateway timed out at peak hours.\n",
+}
+
+
+@pytest.fixture
+def multilingual_env(tmp_path) -> Callable[..., AgentEnv]:
+    from memtui.settings.agent import resolve_agent
+
+    workspace = tmp_path / "ml"
+    for rel, text in MULTILINGUAL.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
+
+    def build(**overrides: object) -> AgentEnv:
+        options: dict[str, object] = {"state_dir": str(tmp_path / "state"), "workspace": str(workspace),
+                                      "provider": "none"}
+        options.update(overrides)
+        return resolve_agent(**options)  # type: ignore[arg-type]
+
+    return build
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("сервер", "memory/2026-09-01.md"),        # Russian: the stem finds the plural "Серверы"
+    ("авторизация", "memory/2026-09-01.md"),   # and the genitive "авторизации"
+    ("网关超时", "memory/2026-09-02.md"),        # Chinese: bigrams inside an unbroken run
+    ("データセンター", "memory/2026-09-03.md"),   # Japanese katakana inside a mixed run
+    ("東京", "memory/2026-09-03.md"),
+])
+def test_cjk_and_russian_are_found_in_the_memtui_profile(multilingual_env: Callable[..., AgentEnv], query: str,
+                                                        expected: str) -> None:
+    with MemoryManager(multilingual_env()) as manager:
+        manager.sync()
+        assert [h.path for h in manager.search(query, min_score=0.0).results][:1] == [expected]
+        # OpenClaw's unicode61 table keeps a whole CJK run (or an inflected word) as one token
+        assert expected not in [h.path for h in manager.search(query, min_score=0.0, profile="openclaw").results]
+
+
+def test_the_accelerator_ranks_cjk_and_russian_as_fts5_does(multilingual_env: Callable[..., AgentEnv]) -> None:
+    from memtui.search.engine import Searcher, SearchOptions
+    from memtui.search.fast_search import FastSearch
+
+    with MemoryManager(multilingual_env()) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        fast = manager.fast.current(manager.store, vectors=False)
+        assert fast is not None
+        for query in ["серверы журнал", "支付网关", "サーバー 東京", "payment gateway 超时", "иван очистил"]:
+            plain = Searcher(manager.store, None, manager.settings, "memtui").search(query, SearchOptions(min_score=0))
+            quick = Searcher(manager.store, None, manager.settings, "memtui", fast=fast).search(
+                query, SearchOptions(min_score=0))
+            assert [(c.id, pytest.approx(c.score)) for c in quick.results] == [(c.id, c.score) for c in plain.results]
+            assert plain.results, query
+
+
+def test_index_text_rewrites_only_what_fts5_cannot_split_or_stem() -> None:
+    from memtui.index.terms import index_text, query_terms
+
+    assert index_text("The payment_gateway timed out.") == "the payment gateway timed out"
+    assert index_text("东京的天气") == "东京 京的 的天 天气"
+    assert index_text("Серверы упали") == "сервер упа"
+    assert query_terms("データ") == ["デー", "ータ"]

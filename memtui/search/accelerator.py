@@ -28,7 +28,9 @@ from itertools import filterfalse
 import numpy as np
 
 from memtui.index.store import ChunkRow, Store
-from memtui.search.tokenizer import PorterTokenizer, words
+from memtui.index.terms import token_terms, tokens
+from memtui.search.fts_query import keyword_groups
+from memtui.search.tokenizer import PorterTokenizer
 
 K1 = 1.2
 B = 0.75
@@ -186,11 +188,11 @@ class FastIndex:
         assert self._tokenizer is not None
         phrase_ids: list[int] = []
         for term in terms:
-            tokens = self._tokenizer.terms(term)
-            if len(tokens) > 1:
-                return None
-            if tokens and (term_id := self._term_id(tokens[0])) is not None:
-                phrase_ids.append(term_id)
+            parts, alternatives = keyword_groups(term)
+            stems = self._tokenizer.terms(term) if term.isascii() else [self._tokenizer.term(p) for p in parts]
+            if len(stems) > 1 and not alternatives:
+                return None  # a phrase
+            phrase_ids.extend(term_id for stem in stems if (term_id := self._term_id(stem)) is not None)
         total = self.live_count
         if not phrase_ids or not total:
             return []
@@ -232,6 +234,28 @@ class FastIndex:
             docs, sims = docs[keep], sims[keep]
         order = _best(np.arange(len(docs)), sims, limit, self.rowids[docs])
         return [(int(self.rowids[docs[i]]), float(sims[i])) for i in order]
+
+    def similarities(self, query: Sequence[float], rowids: Sequence[int]) -> dict[int, float] | None:
+        """rowid → cosine of specific live chunks (those without a vector are left out); None without vectors
+        of this dimension."""
+        vectors = self._vectors
+        if vectors is None or vectors.matrix.shape[1] != len(query) or not len(query):
+            return None
+        q = np.asarray(query, dtype=np.float32)
+        norm = float(np.linalg.norm(q))
+        if not norm:
+            return {}
+        wanted = np.isin(self.rowids, np.asarray(rowids, dtype=np.int64))
+        if self._alive is not None:
+            wanted &= self._alive
+        result: dict[int, float] = {}
+        segments = [vectors] + ([self._delta.vectors] if self._delta is not None and self._delta.vectors else [])
+        for segment in segments:
+            rows = np.flatnonzero(wanted[segment.docs])
+            if len(rows):
+                sims = segment.matrix[rows] @ (q / norm)
+                result.update(zip(self.rowids[segment.docs[rows]].tolist(), sims.tolist(), strict=True))
+        return result
 
     def updated(self, revision: str, journal_seq: int, removed: Sequence[int], added: Sequence[ChunkRow],
                 added_rowids: Sequence[int], vectors: dict[str, np.ndarray]) -> FastIndex:
@@ -335,8 +359,10 @@ def build_index(store: Store, *, vectors: bool, tokenizer: PorterTokenizer | Non
     source_ids: dict[str, int] = {}
     term_ids: dict[str, int] = {}
     # Raw (lower-cased) token → term id: the per-token work stays in C (Counter, map, array.extend);
-    # Python code runs once per distinct surface form.
+    # Python code runs once per distinct surface form. A token indexed as several terms (a CJK run's bigrams)
+    # maps to -1 and its ids are in `several`.
     token_ids: dict[str, int] = {}
+    several: dict[str, tuple[int, ...]] = {}
     term_col = array("i")
     tf_col = array("i")
     distinct = array("i")
@@ -347,13 +373,25 @@ def build_index(store: Store, *, vectors: bool, tokenizer: PorterTokenizer | Non
             rowids.append(rowid)
             model_of.append(model_ids.setdefault(model, len(model_ids)))
             source_of.append(source_ids.setdefault(source, len(source_ids)))
-            counts = Counter(words(text))
+            counts = Counter(tokens(text))
             for token in list(filterfalse(token_ids.__contains__, counts)):
-                token_ids[token] = term_ids.setdefault(tokenizer.term(token), len(term_ids))
-            term_col.extend(map(token_ids.__getitem__, counts))
-            tf_col.extend(counts.values())
-            distinct.append(len(counts))
-            lengths.append(counts.total())
+                ids = tuple(term_ids.setdefault(tokenizer.term(part), len(term_ids)) for part in token_terms(token))
+                token_ids[token] = ids[0] if len(ids) == 1 else -1
+                if len(ids) != 1:
+                    several[token] = ids
+            ids = list(map(token_ids.__getitem__, counts))
+            if -1 in ids:
+                pairs = [(i, n) for token, n in counts.items()
+                         for i in (several[token] if token in several else (token_ids[token],))]
+                term_col.extend(i for i, _ in pairs)
+                tf_col.extend(n for _, n in pairs)
+                distinct.append(len(pairs))
+                lengths.append(sum(n * len(several.get(token, (0,))) for token, n in counts.items()))
+            else:
+                term_col.extend(ids)
+                tf_col.extend(counts.values())
+                distinct.append(len(counts))
+                lengths.append(counts.total())
         after = batch[-1][0]
     terms = np.frombuffer(term_col, dtype=np.int32) if term_col else np.zeros(0, dtype=np.int32)
     tfs = np.frombuffer(tf_col, dtype=np.int32) if tf_col else np.zeros(0, dtype=np.int32)

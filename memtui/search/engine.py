@@ -25,6 +25,7 @@ from memtui.search.fts_query import (
     contains_short_cjk,
     extract_keywords,
     single_term_query,
+    stemmed_match,
 )
 from memtui.search.ranking import (
     bm25_rank_to_score,
@@ -188,6 +189,7 @@ class Searcher:
         self.profile = profile
         self._mtimes_source = mtimes
         self._mtimes: dict[str, float] | None = None
+        self._rowid_of: dict[str, int] = {}  # chunk id → rowid of the accelerator's hits
 
     def _mtime(self, path: str) -> float | None:
         if self._mtimes is None:
@@ -240,7 +242,10 @@ class Searcher:
                 return found, False
         try:
             if self.profile == "memtui" and self.store.has_stemmed_index:
-                return self.store.stemmed_search(match, limit, model=model, sources=sources), False
+                stemmed = stemmed_match(terms)
+                if stemmed is None:
+                    return [], False
+                return self.store.stemmed_search(stemmed, limit, model=model, sources=sources), False
             if self.store.fts_tokenizer == "trigram":
                 return self._trigram_keyword(match, limit, sources, model, terms), False
             return self.store.keyword_search(match, limit, model=model, sources=sources), False
@@ -407,7 +412,12 @@ class Searcher:
             self._select(response, keyword_hits, "relaxed")
 
     def _cosines(self, vector: Sequence[float], ids: list[str]) -> dict[str, float]:
-        """Cosine similarity of the query to specific chunks' stored embeddings."""
+        """Cosine similarity of the query to specific chunks: from the accelerator's matrix when it holds them,
+        else from their stored embeddings."""
+        if self.fast is not None and all(i in self._rowid_of for i in ids):
+            by_rowid = self.fast.similarities(vector, [self._rowid_of[i] for i in ids])
+            if by_rowid is not None:
+                return {i: by_rowid[self._rowid_of[i]] for i in ids if self._rowid_of[i] in by_rowid}
         query_norm = math.sqrt(sum(x * x for x in vector))
         result: dict[str, float] = {}
         for chunk_id, stored in self.store.vectors_for_ids(ids).items():
@@ -468,6 +478,7 @@ class Searcher:
         rows = self.store.chunks_by_rowids([rowid for rowid, _ in ranked])
         if self.store.revision() != self.fast.revision:
             return None
+        self._rowid_of.update((row.id, rowid) for rowid, row in rows.items())
         return [(row, score) for rowid, score in ranked if (row := rows.get(rowid)) is not None]
 
     # -- shared tail ------------------------------------------------------------------------

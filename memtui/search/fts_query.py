@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
+
+from memtui.index.terms import query_terms
 
 # `[\p{L}\p{N}_]+`: Python's \w is letters, numbers and underscore (Unicode-aware).
 _TOKEN = re.compile(r"\w+")
@@ -98,6 +101,31 @@ def build_or_query(query: str) -> KeywordQuery:
     dropped = tuple(t for t in dict.fromkeys(x.lower() for x in tokens) if t not in kept)
     match = " OR ".join(_quote(t) for t in kept) if kept else None
     return KeywordQuery(match, tuple(kept), dropped, "OR")
+
+
+def keyword_groups(term: str) -> tuple[list[str], bool]:
+    """How one memtui-profile keyword is searched on its keyword table: (indexed terms, all of them OR-ed).
+
+    An ASCII keyword is left to FTS5's Porter stemmer as it is (a phrase when it holds several words, as
+    `auth_gateway`). Any other goes through `memtui.index.terms`, like the indexed text: with CJK in it, its
+    bigrams are alternatives; otherwise its parts (a stem, or the words of a compound) form a phrase.
+    """
+    if term.isascii():
+        return [term], False
+    parts = query_terms(term)
+    return parts, any(map(has_cjk, parts))
+
+
+def stemmed_match(terms: Sequence[str]) -> str | None:
+    """The MATCH expression of the OR query `terms` on the memtui profile's keyword table."""
+    clauses: list[str] = []
+    for term in terms:
+        parts, alternatives = keyword_groups(term)
+        if alternatives:
+            clauses.extend(_quote(part) for part in parts)
+        elif parts:
+            clauses.append(_quote(" ".join(parts)))
+    return " OR ".join(dict.fromkeys(clauses)) or None
 
 
 def single_term_query(term: str) -> str:

@@ -1,18 +1,17 @@
-"""The accelerator's tokenizer: the terms FTS5's `porter unicode61` tokenizer would index, computed in Python."""
+"""The accelerator's tokenizer: the terms FTS5's `porter unicode61` tokenizer indexes for the memtui keyword
+table's text (`memtui.index.terms.index_text`), computed in Python."""
 
 from __future__ import annotations
 
-import re
 import unicodedata
 
 import Stemmer
 
+from memtui.index.terms import token_terms, tokens
+
 # FTS5's porter tokenizer leaves tokens shorter than 3 or longer than 64 bytes unstemmed.
 _PORTER_MIN_BYTES = 3
 _PORTER_MAX_BYTES = 64
-# unicode61's token characters: letters and numbers; callers turn the underscore (a separator there,
-# a word character here) into a space first.
-_WORD = re.compile(r"\w+")
 
 
 class PorterTokenizer:
@@ -43,8 +42,8 @@ class PorterTokenizer:
         return cached
 
     def terms(self, text: str) -> list[str]:
-        """Every indexed term of `text`, in order."""
-        return [self.term(token) for token in words(text)]
+        """Every term the memtui keyword table holds for `text` (its `index_text`, Porter-stemmed), in order."""
+        return [self.term(part) for token in tokens(text) for part in token_terms(token)]
 
 
 _REFERENCE_STEP2 = (("bli", "ble"), ("logi", "log"))
@@ -58,11 +57,6 @@ def _measure(stem: str) -> int:
         kinds.append("v" if vowel else "c")
     joined = "".join(kinds)
     return joined.count("vc")
-
-
-def words(text: str) -> list[str]:
-    """The lower-cased word tokens of `text`, as unicode61 splits it."""
-    return _WORD.findall(text.lower().replace("_", " "))
 
 
 def _fold(token: str) -> str:

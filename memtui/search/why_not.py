@@ -12,6 +12,7 @@ import numpy as np
 from memtui.errors import PathError
 from memtui.index.store import ChunkRow, Store
 from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.fts_query import stemmed_match
 from memtui.search.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
 from memtui.settings.config import MemorySearchSettings
 
@@ -178,6 +179,8 @@ def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *
     reasons = why.reasons
     match = response.keyword.match if response.keyword else None
     stemmed = response.profile == "memtui" and manager.store.has_stemmed_index
+    if stemmed and response.keyword is not None:
+        match = stemmed_match(response.keyword.terms)
     bm25 = manager.store.bm25_for_ids(match, [chunk_id], stemmed=stemmed).get(chunk_id) if match else None
     if bm25 is None:
         reasons.append(f"not a keyword candidate: does not match the keyword query {match or '(none)'}")

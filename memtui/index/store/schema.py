@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
+from memtui.index.terms import VERSION as TERMS_VERSION
+from memtui.index.terms import index_text
 
 try:
     import sqlean as sqlite_driver
@@ -17,9 +19,12 @@ except ImportError:  # pragma: no cover - sqlean-py is a hard dependency; stdlib
     import sqlite3 as sqlite_driver
 
 META_KEY = "memory_index_meta_v1"
-# memtui's own addition to OpenClaw's schema: a Porter-stemmed, contentless FTS5 index over the same
-# chunks (rowid = chunks.rowid), used by the `memtui` ranking profile.
-STEMMED_FTS = "memtui_chunks_fts_porter"
+# memtui's own addition to OpenClaw's schema: the `memtui` ranking profile's keyword table over the same chunks
+# (rowid = chunks.rowid). It indexes `memtui.index.terms.index_text` of each chunk (CJK bigrams, Snowball stems
+# of Cyrillic, Greek, Arabic and Armenian words) through FTS5's Porter stemmer; the name carries the version of
+# that rewriting, and the older Porter-only table is dropped when this one is built.
+STEMMED_FTS = f"memtui_chunks_fts_terms_v{TERMS_VERSION}"
+_OLD_STEMMED_FTS = ("memtui_chunks_fts_porter",)
 ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
@@ -162,13 +167,17 @@ class StoreBase:
             except DriverError as exc:
                 self._fts_error = f"FTS5 unavailable: {exc}"
             if self._fts_error is None and not self._has_table(STEMMED_FTS):
-                # External content (the text stays in `chunks`), readable by any FTS5 SQLite.
-                self.conn.execute(
-                    f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, content='chunks', "
-                    "tokenize='porter unicode61')"
-                )
+                # It holds its own (rewritten) text, so it is readable by any FTS5 SQLite.
+                self.conn.execute(f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, tokenize='porter unicode61')")
                 # An index written before this table existed (or by OpenClaw) already has chunks.
-                self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
+                after = -1
+                page = "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 5000"
+                while batch := self.conn.execute(page, (after,)).fetchall():
+                    self.conn.executemany(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
+                                          [(rowid, index_text(text)) for rowid, text in batch])
+                    after = batch[-1][0]
+                for old in _OLD_STEMMED_FTS:
+                    self.conn.execute(f"DROP TABLE IF EXISTS {old}")
 
     @property
     def _vector_error(self) -> str | None:

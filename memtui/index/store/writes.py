@@ -19,6 +19,7 @@ from memtui.index.store.schema import (
     StoreBase,
     vector_blob,
 )
+from memtui.index.terms import index_text
 
 # Longest a `batch()` keeps written files uncommitted (other processes see them at the commit).
 BATCH_COMMIT_S = 0.25
@@ -111,7 +112,7 @@ class StoreWrites(StoreBase):
                 )
             if self._stemmed:
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
-                                  (cursor.lastrowid, chunk.text))
+                                  (cursor.lastrowid, index_text(chunk.text)))
             added.append((cursor.lastrowid,))
             if vector is not None and dims == len(vector):
                 self.conn.execute(
@@ -147,8 +148,7 @@ class StoreWrites(StoreBase):
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
-            self.conn.executemany(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}, rowid, text) VALUES ('delete', ?, ?)",
-                                  [(rowid, text) for rowid, _, text in rows])
+            self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _, _ in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
         self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 0)",
                               [(rowid,) for rowid, _, _ in rows])
