@@ -35,6 +35,7 @@ from memtui.dreaming.recall_store import (
     save_recall_store,
     write_json_state,
 )
+from memtui.dreaming.recall_updates import RecallUpdate
 from memtui.jscompat import sha1_hex
 from memtui.settings.dreaming import resolve_timezone
 
@@ -133,21 +134,21 @@ def record_recalls(
     qhash = hash_query(query)
     recorded = 0
     with short_term_lock(workspace_dir):
-        store = load_recall_store(workspace_dir)
+        store = RecallUpdate(workspace_dir)
         for hit in relevant:
             path = normalize_path(hit.path)
             start, end = max(1, int(hit.start_line)), max(1, int(hit.end_line))
             snippet = normalize_snippet(hit.snippet)
             grounded_key = entry_key(path, start, end, claim_hash(snippet))
-            key = grounded_key if grounded_key in store.entries else entry_key(path, start, end)
-            old = store.entries.get(key)
+            key = grounded_key if grounded_key in store else entry_key(path, start, end)
+            old = store.get(key)
             duplicate = bool(
                 dedupe_per_day and old and qhash in old.query_hashes and bucket in old.recall_days
             )
             score = 0.0 if duplicate else _clamp01(hit.score)
             step = 0 if duplicate else 1
             tags = derive_concept_tags(path, snippet)
-            store.entries[key] = RecallEntry(
+            store.put(key, RecallEntry(
                 key=key,
                 path=path,
                 start_line=start,
@@ -165,10 +166,9 @@ def record_recalls(
                 concept_tags=tags or (old.concept_tags if old else []),
                 claim_hash=old.claim_hash if old else None,
                 promoted_at=old.promoted_at if old else None,
-            )
+            ))
             recorded += 1
-        store.updated_at = stamp
-        save_recall_store(workspace_dir, store)
+        store.save(stamp)
     return recorded
 
 
