@@ -253,7 +253,8 @@ class FastIndex:
         for segment in segments:
             rows = np.flatnonzero(wanted[segment.docs])
             if len(rows):
-                sims = segment.matrix[rows] @ (q / norm)
+                # a few rows: an element-wise product, not a BLAS call (which wakes its thread pool)
+                sims = (segment.matrix[rows] * (q / norm)).sum(axis=1)
                 result.update(zip(self.rowids[segment.docs[rows]].tolist(), sims.tolist(), strict=True))
         return result
 

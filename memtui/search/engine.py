@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import math
 import operator
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -420,7 +421,14 @@ class Searcher:
                 return {i: by_rowid[self._rowid_of[i]] for i in ids if self._rowid_of[i] in by_rowid}
         query_norm = math.sqrt(sum(x * x for x in vector))
         result: dict[str, float] = {}
-        for chunk_id, stored in self.store.vectors_for_ids(ids).items():
+        # sqlite-vec's BLOBs where it is loaded (what vector search itself reads), else the JSON column
+        blobs = self.store.vector_blobs_for(ids)
+        stored_vectors: dict[str, Sequence[float]] = {
+            chunk_id: struct.unpack(f"<{len(blob) // 4}f", blob) for chunk_id, blob in blobs.items()}
+        missing = [i for i in ids if i not in stored_vectors]
+        if missing:
+            stored_vectors.update(self.store.vectors_for_ids(missing))
+        for chunk_id, stored in stored_vectors.items():
             length = min(len(stored), len(vector))
             norm = math.sqrt(sum(x * x for x in stored[:length]))
             if norm and query_norm and length:
