@@ -15,6 +15,7 @@ const SECTIONS = {
   flush: async (copy) => (await import("./sessions.flush.mjs")).recordFlush(copy),
   bootstrap: async (copy) => (await import("./sessions.bootstrap.mjs")).recordBootstrap(copy),
   prompts: async (copy) => (await import("./sessions.prompts.mjs")).recordPrompts(copy),
+  dreaming: async (copy) => (await import("./sessions.dreaming.mjs")).recordDreaming(copy),
 };
 
 async function main() {
