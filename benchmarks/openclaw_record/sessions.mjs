@@ -16,6 +16,7 @@ const SECTIONS = {
   bootstrap: async (copy) => (await import("./sessions.bootstrap.mjs")).recordBootstrap(copy),
   prompts: async (copy) => (await import("./sessions.prompts.mjs")).recordPrompts(copy),
   dreaming: async (copy) => (await import("./sessions.dreaming.mjs")).recordDreaming(copy),
+  sweep: async (copy) => (await import("./sessions.sweep.mjs")).recordSweep(copy),
 };
 
 async function main() {
