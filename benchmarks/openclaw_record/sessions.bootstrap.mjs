@@ -95,9 +95,11 @@ function materialize(root, tree) {
 }
 
 function describeContent(content) {
-  if (content.length <= 600) return { content };
+  const lone = (content.match(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g) ?? []).length;
+  const counts = lone ? { loneSurrogates: lone } : {};
+  if (content.length <= 600) return { content, ...counts };
   return { contentLength: content.length, contentSha256Utf16: sha256Utf16(content),
-    head: content.slice(0, 80), tail: content.slice(-80) };
+    head: content.slice(0, 80), tail: content.slice(-80), ...counts };
 }
 
 /** Run every bootstrap case; returns the recording. */

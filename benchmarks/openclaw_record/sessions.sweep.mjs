@@ -5,6 +5,7 @@ import { createHash } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { extra, load, NOW_MS, placeholders, scratch, writeTree } from "./sessions.common.mjs";
+import { GROUNDED_NOTES } from "./sessions.notes.mjs";
 
 const HOUR = 3600000;
 const DAY = 24 * HOUR;
@@ -241,6 +242,14 @@ async function recordRemBackfill(copy, phases, stp) {
   [[scratchDir, "<scratch>"], [src, "<history>"], [ws, "<ws>"]]);
 }
 
+async function recordGroundedNotes(copy) {
+  const harness = await load(copy, "rem-harness-wRkCzyUI.js");
+  const ws = scratch("grounded-notes");
+  writeTree(ws, Object.fromEntries(Object.entries(GROUNDED_NOTES).map(([n, t]) => [`memory/${n}`, t])));
+  const preview = await harness.n({ workspaceDir: ws, inputPaths: [path.join(ws, "memory")] });
+  return placeholders({ notes: GROUNDED_NOTES, preview }, [[ws, "<ws>"]]);
+}
+
 /** Diary, phases, dream and rem-backfill; returns the recording. */
 export async function recordSweep(copy) {
   const phases = await load(copy, "dreaming-phases-DmW2yDCv.js");
@@ -254,5 +263,7 @@ export async function recordSweep(copy) {
       cases: await recordDream(dreamingMod, copy) },
     remBackfill: { function: "runMemoryRemBackfill (its steps)", module: "extensions/memory-core/src/cli.runtime.ts",
       ...(await recordRemBackfill(copy, phases, stp)) },
+    groundedNotes: { function: "previewGroundedRemMarkdown", module: "extensions/memory-core/src/rem-evidence.ts",
+      ...(await recordGroundedNotes(copy)) },
   };
 }
