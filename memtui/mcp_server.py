@@ -11,7 +11,7 @@ from mcp.server import Server
 from mcp.server.stdio import stdio_server
 
 from memtui import __version__
-from memtui.jsonutil import js_stringify
+from memtui.jscompat import js_stringify
 
 CORPORA = ("memory", "wiki", "all", "sessions")
 

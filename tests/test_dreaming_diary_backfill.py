@@ -11,7 +11,7 @@ from dreaming_helpers import make_workspace
 
 from memtui.dreaming import diary
 from memtui.dreaming.backfill import rollback_diary, rollback_short_term, run_backfill
-from memtui.dreaming.settings import diary_date
+from memtui.dreaming.clock import diary_date
 from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily, ingest_sessions
 from memtui.errors import PathError
 

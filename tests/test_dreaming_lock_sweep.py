@@ -14,7 +14,7 @@ from dreaming_helpers import make_workspace, recall_backups
 
 from memtui.dreaming.lock import LockBusyError, lock_path, short_term_lock
 from memtui.dreaming.phases import run_sweep
-from memtui.dreaming.settings import DeepSettings, DreamingSettings
+from memtui.settings.dreaming import DeepSettings, DreamingSettings
 
 NOW = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import main
-from memtui.context.sessions import parse_byte_size, scan_transcript, session_reports
+from memtui.context.sessions import scan_transcript, session_reports
 from memtui.settings.agent import resolve_agent
+from memtui.settings.values import parse_byte_size
 
 NOW = datetime(2026, 4, 30, 3, 5, tzinfo=UTC)
 

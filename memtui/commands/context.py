@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from memtui.commands.args import agent_from_args
 from memtui.commands.sessions import parse_now
 from memtui.context.bootstrap import VARIANTS, BootstrapReport, bootstrap_report
-from memtui.context.startup import StartupContext, startup_context
+
+if TYPE_CHECKING:
+    from memtui.context.startup import StartupContext
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -66,6 +69,8 @@ def render_startup(context: StartupContext, *, show_text: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the bootstrap report and startup context."""
+    from memtui.context.startup import startup_context
+
     env = agent_from_args(args)
     report = bootstrap_report(env, session_key=args.session, variant=args.variant)
     startup = startup_context(env, now=parse_now(args.now))

@@ -7,7 +7,6 @@ import json
 
 from memtui.commands.args import agent_from_args
 from memtui.dreaming.phases import run_sweep
-from memtui.dreaming.settings import dreaming_settings
 from memtui.errors import MemtuiError
 
 
@@ -24,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     if env.read_only:
         raise MemtuiError("a dreaming sweep writes memory files; drop --read-only")
-    settings = dreaming_settings(env.raw)
+    settings = env.dreaming
     summary = run_sweep(
         env.workspace_dir,
         settings,

@@ -8,7 +8,6 @@ import json
 from memtui.commands.args import agent_from_args
 from memtui.dreaming.promotion import apply_promotions, list_candidates
 from memtui.dreaming.ranking import Candidate
-from memtui.dreaming.settings import dreaming_settings
 from memtui.errors import MemtuiError
 
 
@@ -61,7 +60,7 @@ def format_candidate(index: int, candidate: Candidate) -> str:
 def run(args: argparse.Namespace) -> int:
     """List (and optionally apply) promotion candidates."""
     env = agent_from_args(args)
-    tz = dreaming_settings(env.raw).tz()
+    tz = env.dreaming.tz()
     candidates = list_candidates(
         env.workspace_dir,
         min_score=args.min_score,

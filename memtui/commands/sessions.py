@@ -6,10 +6,13 @@ import argparse
 import json
 import sys
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memtui.commands.args import agent_from_args
-from memtui.context.sessions import SessionsReport, session_reports
 from memtui.errors import MemtuiError
+
+if TYPE_CHECKING:
+    from memtui.context.sessions import SessionsReport
 
 
 def parse_now(value: str | None) -> datetime | None:
@@ -78,6 +81,8 @@ def render(report: SessionsReport, *, prompts: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the sessions report; problems go to stderr and make the exit status 1."""
+    from memtui.context.sessions import session_reports
+
     env = agent_from_args(args)
     report = session_reports(env, now=parse_now(args.now), pending_prompt=args.prompt)
     if args.json:

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import ConfigError
+from memtui.jscompat import js_trim_end
 from memtui.settings.agent import AgentEnv
-from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.context import ContextSettings
 
 BOOTSTRAP_ORDER = (
     "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md",
@@ -38,12 +39,6 @@ BUDGETS = {
     "2026.4": BudgetVariant(12000, 60000, 0.75, 0.25),
     "2026.2": BudgetVariant(20000, 150000, 0.7, 0.2),
 }
-
-# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator code points.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
 
 
 def utf16_len(text: str) -> int:
@@ -75,16 +70,6 @@ def utf16_tail(text: str, units: int) -> str:
     if 0xDC00 <= int.from_bytes(cut[:2], "little") <= 0xDFFF:
         cut = cut[2:]
     return cut.decode("utf-16-le")
-
-
-def js_trim_end(text: str) -> str:
-    """JavaScript `trimEnd()`."""
-    return text.rstrip(_JS_WHITESPACE)
-
-
-def js_trim(text: str) -> str:
-    """JavaScript `trim()`."""
-    return text.strip(_JS_WHITESPACE)
 
 
 def clamp_to_budget(content: str, budget: int) -> str:
@@ -339,27 +324,13 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
     return results, warnings
 
 
-def _positive_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if not math.isfinite(value) or value <= 0:
-        return None
-    return math.floor(value)
-
-
-def resolve_budgets(raw: dict[str, Any], agent_id: str | None, variant: str = "2026.4") -> tuple[int, int]:
+def resolve_budgets(settings: ContextSettings, variant: str = "2026.4") -> tuple[int, int]:
     """Per-file and total caps: agent entry, then `agents.defaults`, then the variant's defaults."""
     defaults = BUDGETS[variant]
-    entry = (agent_entry(raw, agent_id) if agent_id else None) or {}
-
-    def pick(key: str, fallback: int) -> int:
-        value = _positive_int(entry.get(key))
-        if value is None:
-            value = _positive_int(get_path(raw, "agents", "defaults", key))
-        return fallback if value is None else value
-
-    per_file = pick("bootstrapMaxChars", defaults.max_chars)
-    return per_file, pick("bootstrapTotalMaxChars", defaults.total_max_chars)
+    per_file = settings.bootstrap_max_chars
+    total = settings.bootstrap_total_max_chars
+    return (defaults.max_chars if per_file is None else per_file,
+            defaults.total_max_chars if total is None else total)
 
 
 def bootstrap_report(env: AgentEnv, *, session_key: str | None = None,
@@ -368,7 +339,7 @@ def bootstrap_report(env: AgentEnv, *, session_key: str | None = None,
     if variant not in BUDGETS:
         raise ConfigError(f"unknown bootstrap variant {variant!r}; use one of {', '.join(VARIANTS)}")
     minimal = is_minimal_session(session_key)
-    max_chars, total_max = resolve_budgets(env.raw, env.agent_id, variant)
+    max_chars, total_max = resolve_budgets(env.context, variant)
     sources = load_bootstrap_files(env.workspace_dir, minimal=minimal, variant=variant)
     files, warnings = build_bootstrap(sources, max_chars=max_chars, total_max_chars=total_max,
                                       variant=variant)

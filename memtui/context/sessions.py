@@ -13,104 +13,24 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memtui.context.bootstrap import js_trim, utf16_len
-from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts, memory_flush_block
+from memtui.context.bootstrap import utf16_len
+from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts
 from memtui.issues import FileIssue
+from memtui.jscompat import js_trim
 from memtui.settings.agent import AgentEnv
-from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.context import ContextSettings, FlushSettings
+from memtui.settings.values import non_negative_int
+
+if TYPE_CHECKING:
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_CONTEXT_WINDOW = 200_000
-DEFAULT_SOFT_THRESHOLD_TOKENS = 4000
-DEFAULT_RESERVE_TOKENS_FLOOR = 20_000
-DEFAULT_FORCE_FLUSH_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 TAIL_BLOCK_BYTES = 64 * 1024
 SESSIONS_FILENAME = "sessions.json"
 
-_BYTE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3,
-               "t": 1024**4, "tb": 1024**4}
-_BYTE_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)?$")
 _ARCHIVE = re.compile(r"\.(reset|deleted|bak)\.")
-
-
-def parse_byte_size(value: Any) -> int | None:
-    """Bytes from a number or a string like `"2mb"`, `"512kb"`, `"1.5m"`; None if invalid or negative."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None
-        count = math.floor(value)
-        return count if 0 <= count <= 2**53 - 1 else None
-    if not isinstance(value, str):
-        return None
-    match = _BYTE_SIZE.match(js_trim(value).lower())
-    if not match:
-        return None
-    multiplier = _BYTE_UNITS.get(match.group(2) or "b")
-    if multiplier is None:
-        return None
-    count = _js_round(float(match.group(1)) * multiplier)
-    return count if count <= 2**53 - 1 else None
-
-
-def _js_round(value: float) -> int:
-    return math.floor(value + 0.5)
-
-
-def _non_negative_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    count = math.floor(value)
-    return count if count >= 0 else None
-
-
-@dataclass(frozen=True)
-class FlushSettings:
-    """The resolved `compaction.memoryFlush` settings and the compaction reserve floor."""
-
-    enabled: bool
-    soft_threshold_tokens: int
-    force_flush_transcript_bytes: int
-    reserve_tokens_floor: int
-    model: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        """camelCase shape."""
-        return {
-            "enabled": self.enabled,
-            "softThresholdTokens": self.soft_threshold_tokens,
-            "forceFlushTranscriptBytes": self.force_flush_transcript_bytes,
-            "reserveTokensFloor": self.reserve_tokens_floor,
-            "model": self.model,
-        }
-
-
-def resolve_flush_settings(raw: dict[str, Any], agent_id: str | None,
-                           where: str = "<config>") -> tuple[FlushSettings, list[FileIssue]]:
-    """Flush settings for one agent (agent `compaction` wins over `agents.defaults.compaction`)."""
-    issues: list[FileIssue] = []
-    block = memory_flush_block(raw, agent_id)
-    soft = _non_negative_int(block.get("softThresholdTokens"))
-    force_raw = block.get("forceFlushTranscriptBytes")
-    force = parse_byte_size(force_raw)
-    if force_raw is not None and force is None:
-        issues.append(FileIssue(where, f"compaction.memoryFlush.forceFlushTranscriptBytes {force_raw!r} is "
-                                       "not a byte size (use e.g. 2097152, \"512kb\" or \"2mb\"); using 2mb"))
-    entry = agent_entry(raw, agent_id) if agent_id else None
-    floor = _non_negative_int(get_path(entry or {}, "compaction", "reserveTokensFloor"))
-    if floor is None:
-        floor = _non_negative_int(get_path(raw, "agents", "defaults", "compaction", "reserveTokensFloor"))
-    model = block.get("model")
-    settings = FlushSettings(
-        enabled=block.get("enabled") is not False,
-        soft_threshold_tokens=DEFAULT_SOFT_THRESHOLD_TOKENS if soft is None else soft,
-        force_flush_transcript_bytes=DEFAULT_FORCE_FLUSH_TRANSCRIPT_BYTES if force is None else force,
-        reserve_tokens_floor=DEFAULT_RESERVE_TOKENS_FLOOR if floor is None else floor,
-        model=js_trim(model) or None if isinstance(model, str) else None,
-    )
-    return settings, issues
 
 
 @dataclass(frozen=True)
@@ -248,27 +168,6 @@ def chat_type_of(key: str, entry: dict[str, Any]) -> str:
     return "direct"
 
 
-def main_session_key(raw: dict[str, Any], agent_id: str) -> str:
-    """`agent:<id>:<session.mainKey or main>`, or `global` with `session.scope: "global"`."""
-    if get_path(raw, "session", "scope") == "global":
-        return "global"
-    main_key = get_path(raw, "session", "mainKey")
-    main_key = main_key.strip().lower() if isinstance(main_key, str) and main_key.strip() else "main"
-    return f"agent:{agent_id}:{main_key}"
-
-
-def sandbox_settings(raw: dict[str, Any], agent_id: str) -> tuple[str, str]:
-    """(mode, workspaceAccess) of the agent's sandbox: agent entry over defaults; off / none by default."""
-    defaults = get_path(raw, "agents", "defaults", "sandbox")
-    defaults = defaults if isinstance(defaults, dict) else {}
-    own = get_path(agent_entry(raw, agent_id) or {}, "sandbox")
-    own = own if isinstance(own, dict) else {}
-    mode = own.get("mode", defaults.get("mode", "off"))
-    access = own.get("workspaceAccess", defaults.get("workspaceAccess", "none"))
-    return (mode if mode in ("off", "non-main", "all") else "off",
-            access if access in ("none", "ro", "rw") else "none")
-
-
 def is_sandboxed(mode: str, session_key: str, main_key: str) -> bool:
     """Whether OpenClaw runs this session in its sandbox."""
     if mode == "off":
@@ -286,31 +185,25 @@ class ContextWindow:
     source: str
 
 
-def resolve_context_window(raw: dict[str, Any], agent_id: str, entry: dict[str, Any]) -> ContextWindow:
+def resolve_context_window(settings: ContextSettings, providers: ModelProviders, agent_id: str,
+                           entry: dict[str, Any]) -> ContextWindow:
     """Configured model catalog entry, then the session's persisted `contextTokens`, then agent/defaults
     `contextTokens`, then 200000."""
     provider = entry.get("providerOverride") or entry.get("modelProvider")
     model = entry.get("modelOverride") or entry.get("model")
-    providers = get_path(raw, "models", "providers")
-    if isinstance(model, str) and isinstance(providers, dict):
+    if isinstance(model, str):
         candidates = [providers.get(provider)] if isinstance(provider, str) else list(providers.values())
         for block in candidates:
-            models = block.get("models") if isinstance(block, dict) else None
-            for item in models if isinstance(models, list) else []:
-                if not isinstance(item, dict) or item.get("id") != model:
-                    continue
-                window = _non_negative_int(item.get("contextWindow"))
-                if window:
-                    return ContextWindow(window, f"models.providers.{provider or '*'}.models[{model}]")
-    persisted = _non_negative_int(entry.get("contextTokens"))
+            for item in block.models if block is not None else ():
+                if item.id == model and item.context_window:
+                    return ContextWindow(item.context_window, f"models.providers.{provider or '*'}.models[{model}]")
+    persisted = non_negative_int(entry.get("contextTokens"))
     if persisted:
         return ContextWindow(persisted, "sessions.json contextTokens")
-    own = _non_negative_int((agent_entry(raw, agent_id) or {}).get("contextTokens"))
-    if own:
-        return ContextWindow(own, f"agents.list[{agent_id}].contextTokens")
-    defaults = _non_negative_int(get_path(raw, "agents", "defaults", "contextTokens"))
-    if defaults:
-        return ContextWindow(defaults, "agents.defaults.contextTokens")
+    if settings.agent_context_tokens:
+        return ContextWindow(settings.agent_context_tokens, f"agents.list[{agent_id}].contextTokens")
+    if settings.default_context_tokens:
+        return ContextWindow(settings.default_context_tokens, "agents.defaults.contextTokens")
     return ContextWindow(DEFAULT_CONTEXT_WINDOW, "default")
 
 
@@ -452,8 +345,8 @@ def _flush_decision(settings: FlushSettings, threshold: int, token_count: int, t
 
 
 def _writability(env: AgentEnv, key: str) -> tuple[bool, str, bool, str | None]:
-    mode, access = sandbox_settings(env.raw, env.agent_id)
-    sandboxed = is_sandboxed(mode, key, main_session_key(env.raw, env.agent_id))
+    access = env.context.workspace_access
+    sandboxed = is_sandboxed(env.context.sandbox_mode, key, env.context.main_session_key)
     if sandboxed and access != "rw":
         return False, f"sandboxed with workspaceAccess {access!r} (needs 'rw')", True, access
     workspace = Path(env.workspace_dir)
@@ -484,7 +377,7 @@ def session_report(env: AgentEnv, key: str, entry: dict[str, Any], settings: Flu
     snapshot = max(total if fresh and total is not None else 0, usage.prompt_tokens if usage else 0)
     pending = estimate_prompt_tokens(pending_prompt)
     token_count = snapshot + (usage.output if usage else 0) + pending
-    window = resolve_context_window(env.raw, env.agent_id, entry)
+    window = resolve_context_window(env.context, env.providers, env.agent_id, entry)
     threshold = window.tokens - settings.reserve_tokens_floor - settings.soft_threshold_tokens
     writable, why, sandboxed, access = _writability(env, key)
     already = has_already_flushed(entry)
@@ -572,8 +465,8 @@ def _orphan_entries(sessions_dir: Path) -> dict[str, dict[str, Any]]:
 def session_reports(env: AgentEnv, *, now: datetime | None = None,
                     pending_prompt: str | None = None) -> SessionsReport:
     """Every session of the agent, newest first, with the flush settings and prompts in force at `now`."""
-    settings, issues = resolve_flush_settings(env.raw, env.agent_id, str(env.config_path))
-    prompts = build_flush_prompts(env.raw, agent_id=env.agent_id, now=now)
+    settings, issues = env.context.flush, list(env.context.flush_issues)
+    prompts = build_flush_prompts(env.context, now=now)
     entries, store_issues = load_session_entries(Path(env.sessions_dir))
     issues.extend(store_issues)
     reports = []

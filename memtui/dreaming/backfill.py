@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memtui.atomic import atomic_write_text, file_digest
 from memtui.dreaming import diary
+from memtui.dreaming.clock import resolve_now
 from memtui.dreaming.lock import short_term_lock
 from memtui.dreaming.recall_store import (
     RECALL_STORE_NAME,
@@ -20,7 +21,6 @@ from memtui.dreaming.recall_store import (
     save_recall_store,
     write_json_state,
 )
-from memtui.dreaming.settings import resolve_now
 from memtui.dreaming.signals import Hit, daily_snippet_chunks, record_grounded, strip_dreaming_blocks
 from memtui.errors import PathError
 

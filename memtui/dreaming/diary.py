@@ -8,7 +8,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from memtui.atomic import atomic_write_text, file_digest
-from memtui.dreaming.settings import diary_date
+from memtui.dreaming.clock import diary_date
 from memtui.errors import PathError
 
 DREAMS_FILE = "DREAMS.md"

@@ -11,11 +11,11 @@ from pathlib import Path
 
 from memtui.atomic import atomic_write_text
 from memtui.dreaming import diary
+from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.lock import WAIT_SECONDS, short_term_lock
 from memtui.dreaming.promotion import PromotionResult, apply_promotions, list_candidates
 from memtui.dreaming.ranking import Candidate
 from memtui.dreaming.recall_store import RecallEntry, load_recall_store, parse_iso
-from memtui.dreaming.settings import DreamingSettings, dreaming_day, resolve_now
 from memtui.dreaming.signals import (
     IngestResult,
     SessionReader,
@@ -23,6 +23,7 @@ from memtui.dreaming.signals import (
     ingest_sessions,
     record_phase_hits,
 )
+from memtui.settings.dreaming import DreamingSettings
 
 REPORTS_DIR = Path("memory") / "dreaming"
 _TOKEN_RE = re.compile(r"[a-z0-9]+")

@@ -8,6 +8,7 @@ from datetime import datetime, tzinfo
 from pathlib import Path
 
 from memtui.atomic import atomic_write_text, file_digest
+from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.lock import short_term_lock
 from memtui.dreaming.ranking import Candidate, RankOptions, rank_entries
 from memtui.dreaming.recall_store import (
@@ -18,9 +19,9 @@ from memtui.dreaming.recall_store import (
     normalize_snippet,
     save_recall_store,
 )
-from memtui.dreaming.settings import dreaming_day, resolve_now, resolve_timezone
 from memtui.dreaming.signals import is_unpromotable
 from memtui.errors import PathError
+from memtui.settings.dreaming import resolve_timezone
 
 MEMORY_FILE = "MEMORY.md"
 MARKER_PREFIX = "openclaw-memory-promotion:"

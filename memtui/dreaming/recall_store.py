@@ -11,7 +11,7 @@ from typing import Any
 
 from memtui.atomic import atomic_write_text
 from memtui.errors import MemtuiError
-from memtui.jsonutil import sha1_hex
+from memtui.jscompat import sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
 RECALL_STORE_NAME = "short-term-recall.json"

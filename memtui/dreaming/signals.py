@@ -11,6 +11,7 @@ from datetime import datetime, timedelta, tzinfo
 from pathlib import Path
 
 from memtui.atomic import atomic_write_text
+from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.lock import short_term_lock
 from memtui.dreaming.recall_store import (
     MAX_QUERY_HASHES,
@@ -34,8 +35,8 @@ from memtui.dreaming.recall_store import (
     save_recall_store,
     write_json_state,
 )
-from memtui.dreaming.settings import dreaming_day, resolve_now, resolve_timezone
-from memtui.jsonutil import sha1_hex
+from memtui.jscompat import sha1_hex
+from memtui.settings.dreaming import resolve_timezone
 
 DAILY_SCORE = 0.62
 SESSION_SCORE = 0.58

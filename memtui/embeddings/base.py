@@ -7,7 +7,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
-from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.jscompat import js_stringify, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 NO_PROVIDER = "none"

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from memtui.jsonutil import sha256_hex
+from memtui.jscompat import sha256_hex
 
 _CJK = re.compile("[\u2e80-\u9fff\ua000-\ua4ff\uac00-\ud7af\uf900-\ufaff\U00020000-\U0002fa1f]")
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -23,7 +22,7 @@ from memtui.index.workspace import (
     resolve_extra_path,
 )
 from memtui.issues import FileIssue
-from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.jscompat import js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
@@ -353,24 +352,3 @@ class Indexer:
         if dims is not None and store.capabilities.vector_available:
             store.ensure_vector_table(dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]
-
-
-def swap_database(temp_path: Path, target: Path) -> None:
-    """Move a freshly built index into place; the old files are kept until the move succeeded."""
-    backup = Path(f"{target}.backup-{os.getpid()}-{time.time_ns()}")
-    moved: list[tuple[str, str]] = []
-    try:
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(f"{target}{suffix}"):
-                os.replace(f"{target}{suffix}", f"{backup}{suffix}")
-                moved.append((f"{backup}{suffix}", f"{target}{suffix}"))
-        os.replace(temp_path, target)
-        for suffix in ("-wal", "-shm"):
-            if os.path.exists(f"{temp_path}{suffix}"):
-                os.replace(f"{temp_path}{suffix}", f"{target}{suffix}")
-    except OSError:
-        for source, destination in moved:
-            os.replace(source, destination)
-        raise
-    for source, _ in moved:
-        os.remove(source)

@@ -41,6 +41,20 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
     return text
 
 
+def bootstrap_summary(report: BootstrapReport, session_key: str | None) -> Text:
+    """What the session's Project Context holds: file text injected against its size, and the missing files
+    (each injected as a one-line `[MISSING] Expected at: <path>` marker, whose length depends on the path)."""
+    present = [f for f in report.files if not f.missing]
+    missing = sum(1 for f in report.files if f.missing)
+    files = "1 file" if len(present) == 1 else f"{len(present)} files"
+    text = (f"{session_key or 'main session'} · {sum(f.injected_chars for f in present):,} of "
+            f"{sum(f.raw_chars for f in present):,} chars from {files}")
+    if missing:
+        text += f" · {missing} missing ([MISSING] marker)"
+    text += f" · budget {report.max_chars:,}/file, {report.total_max_chars:,} total"
+    return Text(text + (" · minimal" if report.minimal else ""))
+
+
 class SessionsScreen(Screen[None]):
     """Context budgets of every session of the agent."""
 
@@ -119,18 +133,17 @@ class SessionsScreen(Screen[None]):
     def _show_bootstrap(self, session_key: str | None) -> None:
         self.bootstrap = bootstrap_report(self.env, session_key=session_key)
         report = self.bootstrap
-        self.query_one("#bootstrap-summary", Static).update(
-            f"{session_key or 'main session'} · injected {report.total_injected:,} of {report.total_raw:,} chars · "
-            f"per-file budget {report.max_chars:,} · total budget {report.total_max_chars:,}"
-            + (" · minimal" if report.minimal else ""))
+        self.query_one("#bootstrap-summary", Static).update(bootstrap_summary(report, session_key))
         table = self.query_one("#bootstrap-table", DataTable)
         table.clear()
         for entry in report.files:
             state = "missing" if entry.missing else "skipped" if entry.skipped else \
                 "truncated" if entry.truncated else "whole"
+            marker = entry.missing and not entry.skipped
             table.add_row(Text(entry.name), Text(f"{entry.raw_chars:,}", justify="right"),
-                          Text(f"{entry.injected_chars:,}", justify="right"),
-                          Text(f"{entry.file_max_chars:,}", justify="right"),
+                          Text("marker" if marker else f"{entry.injected_chars:,}", justify="right",
+                               style="dim" if marker else ""),
+                          Text("–" if entry.missing else f"{entry.file_max_chars:,}", justify="right"),
                           Text(state, style="bold yellow" if state == "truncated" else ""), key=entry.name)
         self._preview_bootstrap(0)
 
