@@ -76,13 +76,14 @@ def test_rem_backfill_and_rollback(run):
     assert "backfill-entry day=2026-04-27" in (run.ws / "DREAMS.md").read_text()
     code, out, _ = run("rem-backfill", "--rollback", "--rollback-short-term", "--json")
     assert json.loads(out) == {
-        "files": [],
-        "diaryEntries": 0,
-        "stagedShortTerm": 0,
-        "removedDiaryEntries": 1,
-        "restoredShortTerm": True,
+        "workspaceDir": str(run.ws),
+        "rollback": True,
+        "rollbackShortTerm": True,
+        "dreamsPath": str(run.ws / "DREAMS.md"),
+        "removedEntries": 1,
+        "removedShortTermEntries": 1,
     }
-    assert not (run.ws / "DREAMS.md").exists()
+    assert "backfill-entry" not in (run.ws / "DREAMS.md").read_text()
     code, _, err = run("rem-backfill", "--path", str(run.ws / "nope"))
     assert code == 2 and "does not exist" in err
 
