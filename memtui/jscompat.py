@@ -121,3 +121,17 @@ def js_locale_key(text: str) -> tuple[str, str]:
     the base letters, then code points break ties."""
     base = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
     return base.casefold(), text
+
+
+def js_length(text: str) -> int:
+    """`text.length`: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_slice(text: str, start: int, end: int | None = None) -> str:
+    """`text.slice(start, end)` over UTF-16 code units (it may cut an emoji in two, as JavaScript does)."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    count = len(units) // 2
+    first = max(0, count + start) if start < 0 else min(start, count)
+    last = count if end is None else (max(0, count + end) if end < 0 else min(end, count))
+    return units[first * 2:max(first, last) * 2].decode("utf-16-le", "surrogatepass")

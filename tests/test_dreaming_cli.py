@@ -92,5 +92,6 @@ def test_dream_runs_a_sweep(run):
     code, out, _ = run("dream", "--json", "--no-sessions")
     summary = json.loads(out)
     assert code == 0 and summary["light"]["dailySignals"] == 0  # the note is outside the 2-day lookback
-    assert (run.ws / "DREAMS.md").read_text().startswith("# Dream Diary\n")
-    assert summary["reports"]["light"].endswith(f"memory/dreaming/light/{summary['day']}.md")
+    assert summary["written"]["light"] == [f"memory/dreaming/light/{summary['day']}.md"]
+    assert summary["written"]["rem"] == [f"memory/dreaming/rem/{summary['day']}.md"]
+    assert summary["diaryEntries"] == 0 and not (run.ws / "DREAMS.md").exists()  # nothing recent to dream of

@@ -12,7 +12,8 @@ from dreaming_helpers import make_workspace
 from memtui.dreaming import diary
 from memtui.dreaming.backfill import rollback, run_backfill
 from memtui.dreaming.clock import diary_date
-from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily, ingest_sessions
+from memtui.dreaming.daily import ingest_daily, snippet_chunks
+from memtui.dreaming.signals import ingest_sessions
 from memtui.errors import PathError
 
 NOW = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
@@ -89,12 +90,13 @@ def test_rollback_keeps_recalled_candidates(tmp_path):
 
 
 def test_daily_chunks_prefix_heading_and_cap_runs_at_four_lines():
-    lines = ["# 2026-04-27", "## Plans", "- a1 item", "- a2 item", "- a3 item", "- a4 item", "- a5 item", "", "ok"]
-    chunks = daily_snippet_chunks(lines)
+    lines = ["# 2026-04-27", "## Plans", "- first item", "- second item", "- third item", "- fourth item",
+             "- fifth item", "", "a paragraph line", "short"]
+    chunks = snippet_chunks(lines, 10)
     assert [(c.start_line, c.end_line, c.snippet) for c in chunks] == [
-        (3, 6, "Plans: a1 item; a2 item; a3 item; a4 item"),
-        (7, 7, "Plans: a5 item"),
-        (9, 9, "Plans: ok"),
+        (3, 6, "Plans: first item; second item; third item; fourth item"),
+        (7, 7, "Plans: fifth item"),
+        (9, 9, "Plans: a paragraph line"),  # "short" (5 chars) is under the 8-character floor
     ]
 
 

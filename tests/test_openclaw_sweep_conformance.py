@@ -3,13 +3,20 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from openclaw_context_data import make_placeholders, recording
+import pytest
+from openclaw_context_data import make_placeholders, recording, write_tree
 
+from memtui.dreaming import diary
 from memtui.dreaming.backfill import rollback, run_backfill
+from memtui.dreaming.phases import run_sweep
+from memtui.dreaming.signals import record_search_hits
+from memtui.settings.dreaming import DreamingSettings, dreaming_settings
 
 SWEEP = recording("sweep")
 NOW = datetime.fromtimestamp(1777456800000 / 1000, UTC)
@@ -41,3 +48,55 @@ def test_rem_backfill_stage_and_rollback_match_openclaw(tmp_path: Path) -> None:
     assert (undone.removed_diary_entries, undone.removed_short_term) == (
         recorded["rollback"]["diary"]["removed"], recorded["rollback"]["shortTerm"]["removed"])
     assert make_placeholders(_files(ws), mapping) == recorded["afterRollback"]
+
+
+
+NARRATIVE = "The router hummed like a kettle while the backups slept in their cold shelves."
+LA = ZoneInfo("America/Los_Angeles")
+
+
+def _narrator(calls: list):
+    """A stand-in for the narrative sub-agent: records the prompt it would get, answers a fixed text."""
+    def narrate(phase: str, snippets: list[str], themes: list[str], promotions: list[str]) -> str:
+        calls.append(diary.narrative_prompt(snippets, themes, promotions))
+        return NARRATIVE
+    return narrate
+
+
+def _sweep(tmp_path: Path, case: dict, settings: DreamingSettings) -> tuple[Path, list]:
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    write_tree(ws, case["tree"])
+    for recall in case["seed"]:
+        hits = [(r["path"], r["startLine"], r["endLine"], r["score"], r["snippet"], r["source"])
+                for r in recall["results"]]
+        record_search_hits(ws, recall["query"], hits, now=datetime.fromtimestamp(recall["nowMs"] / 1000, UTC), tz=UTC)
+    calls: list = []
+    run_sweep(ws, settings, tz=LA, now=NOW, narrator=_narrator(calls) if case.get("narrative") else lambda *_: None)
+    return ws, calls
+
+
+def _masked(ws: Path) -> dict[str, str]:
+    """The workspace files, with the wall-clock mtimes of notes the sweep itself wrote masked as the recording
+    masks them (any mtime after the fixed clock)."""
+    limit = int(NOW.timestamp() * 1000)
+    def mask(match: re.Match[str]) -> str:
+        return match.group(0) if int(match.group(1)) <= limit else '"mtimeMs": "<run>"'
+    return {name: re.sub(r'"mtimeMs": (\d+)', mask, text) for name, text in _files(ws).items()}
+
+
+@pytest.mark.parametrize("case", SWEEP["phases"]["cases"], ids=lambda c: c["name"])
+def test_light_and_rem_phases_match_openclaw(tmp_path: Path, case: dict) -> None:
+    settings = dreaming_settings(case["config"])
+    settings = replace(settings, deep=replace(settings.deep, enabled=False))
+    ws, calls = _sweep(tmp_path, case, settings)
+    assert _masked(ws) == case["files"]
+    assert calls == [c["message"] for c in case["subagent"] if c["call"] == "run"]
+
+
+@pytest.mark.parametrize("case", [c for c in SWEEP["dream"]["cases"] if c.get("enabled") is not False],
+                         ids=lambda c: c["name"])
+def test_dream_run_matches_openclaw(tmp_path: Path, case: dict) -> None:
+    ws, calls = _sweep(tmp_path, case, dreaming_settings(case["config"]))
+    assert _masked(ws) == case["files"]
+    assert calls == [c["message"] for c in case["subagent"] if c["call"] == "run"]

@@ -145,12 +145,14 @@ async function recordPhases(phases, stp) {
     fs.mkdirSync(ws, { recursive: true });
     fs.mkdirSync(state, { recursive: true });
     process.env.OPENCLAW_STATE_DIR = state;
-    writeTree(ws, { "memory/2026-04-28.md": mtime(DAILY_28, 1), "memory/2026-04-27.md": mtime(DAILY_27, 2),
+    const tree = { "memory/2026-04-28.md": mtime(DAILY_28, 1), "memory/2026-04-27.md": mtime(DAILY_27, 2),
       "memory/2026-04-24.md": mtime(DAILY_24, 5), "memory/2026-04-20.md": mtime(DAILY_20, 9),
-      "memory/2026-04-28-slug.md": mtime("# slug\n\n- slug files are not daily notes\n", 1) });
-    await stp.l({ workspaceDir: ws, query: "router gateway", nowMs: NOW_MS - 2 * HOUR, timezone: "UTC",
+      "memory/2026-04-28-slug.md": mtime("# slug\n\n- slug files are not daily notes\n", 1) };
+    writeTree(ws, tree);
+    const seed = [{ query: "router gateway", nowMs: NOW_MS - 2 * HOUR, timezone: "UTC",
       results: [{ path: "memory/2026-04-24.md", startLine: 3, endLine: 4, score: 0.8, source: "memory",
-        snippet: "Gateway: Failover to the NAS worked after the router restart; Decided to keep the gateway on port 8080 behind the router" }] });
+        snippet: "Gateway: Failover to the NAS worked after the router restart; Decided to keep the gateway on port 8080 behind the router" }] }];
+    for (const recall of seed) await stp.l({ workspaceDir: ws, ...recall });
     const cfg = dreamingConfig(ws, variant.dreaming);
     const log = [];
     const lines = [];
@@ -158,7 +160,7 @@ async function recordPhases(phases, stp) {
       subagent: variant.narrative ? fakeSubagent(log) : undefined, detachNarratives: false, nowMs: NOW_MS });
     const files = snapshot(ws);
     delete files["memory/.dreams/events.jsonl"];
-    out.push(placeholders({ ...variant, config: cfg, files, subagent: log, logs: lines }, pathMap(ws, state)));
+    out.push(placeholders({ ...variant, tree, seed, config: cfg, files, subagent: log, logs: lines }, pathMap(ws, state)));
   }
   return out;
 }
@@ -175,13 +177,13 @@ async function recordDream(dreamingMod, copy) {
     fs.mkdirSync(ws, { recursive: true });
     fs.mkdirSync(state, { recursive: true });
     process.env.OPENCLAW_STATE_DIR = state;
-    writeTree(ws, { "memory/2026-04-28.md": mtime(DAILY_28, 1), "memory/2026-04-27.md": mtime(DAILY_27, 2),
-      "MEMORY.md": "# Long-Term Memory\n\n- earlier fact\n" });
-    for (const [i, days] of [3, 2, 1].entries()) {
-      await stp.l({ workspaceDir: ws, query: `tea question ${i}`, nowMs: NOW_MS - days * DAY, timezone: "UTC",
-        results: [{ path: "memory/2026-04-28.md", startLine: 8, endLine: 9, score: 0.9, source: "memory",
-          snippet: "Alice prefers tea over coffee and wants it noted. She also dislikes early meetings." }] });
-    }
+    const tree = { "memory/2026-04-28.md": mtime(DAILY_28, 1), "memory/2026-04-27.md": mtime(DAILY_27, 2),
+      "MEMORY.md": "# Long-Term Memory\n\n- earlier fact\n" };
+    writeTree(ws, tree);
+    const seed = [3, 2, 1].map((days, i) => ({ query: `tea question ${i}`, nowMs: NOW_MS - days * DAY, timezone: "UTC",
+      results: [{ path: "memory/2026-04-28.md", startLine: 8, endLine: 9, score: 0.9, source: "memory",
+        snippet: "Alice prefers tea over coffee and wants it noted. She also dislikes early meetings." }] }));
+    for (const recall of seed) await stp.l({ workspaceDir: ws, ...recall });
     const cfg = dreamingConfig(ws, { enabled: variant.enabled ?? true, phases: { deep: { minScore: variant.minScore ?? 0.8,
       minUniqueQueries: 2 } } });
     const pluginConfig = cfg.plugins.entries["memory-core"].config;
@@ -192,7 +194,7 @@ async function recordDream(dreamingMod, copy) {
       subagent: variant.narrative ? fakeSubagent(log) : undefined, workspaceDir: ws });
     const files = snapshot(ws);
     delete files["memory/.dreams/events.jsonl"];
-    out.push(placeholders({ ...variant, config: cfg, resolvedConfig: config, result, files, subagent: log, logs: lines },
+    out.push(placeholders({ ...variant, tree, seed, config: cfg, resolvedConfig: config, result, files, subagent: log, logs: lines },
       pathMap(ws, state)));
   }
   return out;

@@ -14,7 +14,7 @@ from memtui.atomic import atomic_write_text
 from memtui.dreaming.concepts import MAX_CONCEPT_TAGS, derive_concept_tags
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.errors import MemtuiError
-from memtui.jscompat import js_number, js_squash, js_stringify, sha1_hex
+from memtui.jscompat import js_number, js_squash, js_stringify, js_trim_end, sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
 RECALL_STORE_NAME = "short-term-recall.json"
@@ -367,3 +367,30 @@ def save_phase_signals(workspace_dir: Path, store: PhaseSignalStore) -> None:
         "entries": {key: signal.to_json() for key, signal in store.entries.items()},
     }
     write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data)
+
+
+def repair_recall_store(workspace_dir: Path, now_iso: str) -> tuple[bool, int]:
+    """OpenClaw's `repairShortTermPromotionArtifacts` for the store: invalid entries dropped, concept tags
+    re-derived, the last recall day added to `recallDays`; rewritten only when that changes the file.
+    Returns (rewritten, invalid entries removed)."""
+    path = dreams_dir(workspace_dir) / RECALL_STORE_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False, 0
+    raw = json.loads(text) if text.strip() else {"version": 1, "updatedAt": now_iso, "entries": {}}
+    raw_count = len(raw.get("entries") or {}) if isinstance(raw, dict) and isinstance(raw.get("entries"), dict) \
+        else 0
+    store = load_recall_store(workspace_dir, now_iso)
+    for entry in store.entries.values():
+        entry.concept_tags = derive_concept_tags(entry.path, entry.snippet) or entry.concept_tags
+        entry.query_hashes = entry.query_hashes[-MAX_QUERY_HASHES:]
+        fallback = iso_day(entry.last_recalled_at) or now_iso[:10]
+        entry.recall_days = merge_recent(entry.recall_days, fallback, MAX_RECALL_DAYS)
+    comparable = {"version": 1, "updatedAt": store.updated_at,
+                  "entries": {key: entry.to_json() for key, entry in store.entries.items()}}
+    if js_stringify(comparable, 2) + "\n" == js_trim_end(text) + "\n":
+        return False, max(0, raw_count - len(store.entries))
+    store.updated_at = now_iso
+    save_recall_store(workspace_dir, store)
+    return True, max(0, raw_count - len(store.entries))

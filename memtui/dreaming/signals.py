@@ -4,10 +4,9 @@ grounded backfill and light/REM phase revisits. Everything goes through `record_
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 from memtui.atomic import atomic_write_text
@@ -40,40 +39,13 @@ from memtui.dreaming.recall_store import (
 from memtui.jscompat import sha1_hex
 from memtui.settings.dreaming import resolve_timezone
 
-DAILY_SCORE = 0.62
 SESSION_SCORE = 0.58
-DAILY_MIN_CHARS, DAILY_MAX_CHARS = 8, 280
 SESSION_MIN_CHARS, SESSION_MAX_CHARS = 12, 280
-DAILY_RUN_LINES = 4
 SESSION_MAX_PER_FILE = 80
 SESSION_MAX_PER_SWEEP = 240
 SEEN_MESSAGES_CAP = 4096
-DAILY_INGESTION_NAME = "daily-ingestion.json"
 SESSION_INGESTION_NAME = "session-ingestion.json"
 SESSION_CORPUS_DIR = "session-corpus"
-
-_DAILY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*$")
-_LIST_RE = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_FENCE_START_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:start\s*-->")
-_FENCE_END_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:end\s*-->")
-_GENERIC_HEADINGS = frozenset(
-    [
-        "today",
-        "yesterday",
-        "tomorrow",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "notes",
-        "log",
-        "journal",
-        "daily notes",
-        "daily log",
-    ]
-)
-_DATE_HEADING_RE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|[a-z]+ \d{1,2}(?:, ?\d{4})?)$")
 
 
 @dataclass(frozen=True)
@@ -295,119 +267,9 @@ def record_phase_hits(
     return touched
 
 
-def _clean_heading(text: str) -> str | None:
-    heading = re.sub(r"[`*_~]", "", text).strip()
-    lowered = heading.lower()
-    if not heading or lowered in _GENERIC_HEADINGS or _DATE_HEADING_RE.match(lowered):
-        return None
-    return heading
-
-
-def strip_dreaming_blocks(lines: list[str]) -> list[str]:
-    """Blank out managed `openclaw:dreaming:*` blocks so their lines are never ingested."""
-    out, inside = [], False
-    for line in lines:
-        if _FENCE_START_RE.search(line):
-            inside = True
-            out.append("")
-        elif _FENCE_END_RE.search(line):
-            inside = False
-            out.append("")
-        else:
-            out.append("" if inside else line)
-    return out
-
-
-def daily_snippet_chunks(lines: list[str]) -> list[Hit]:
-    """Runs of up to 4 list or paragraph lines under the nearest specific heading, as 8–280 char snippets."""
-    chunks: list[Hit] = []
-    heading: str | None = None
-    run: list[tuple[int, str]] = []
-    kind = ""
-
-    def flush() -> None:
-        if run:
-            body = ("; " if kind == "list" else " ").join(text for _, text in run)
-            snippet = normalize_snippet((f"{heading}: {body}" if heading else body)[:DAILY_MAX_CHARS])
-            if len(snippet) >= DAILY_MIN_CHARS:
-                chunks.append(Hit("", run[0][0], run[-1][0], DAILY_SCORE, snippet))
-            run.clear()
-
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        match = _HEADING_RE.match(stripped)
-        if match:
-            flush()
-            heading = _clean_heading(match.group(1))
-            continue
-        if not stripped or stripped.startswith("<!--"):
-            flush()
-            continue
-        marker = _LIST_RE.match(stripped)
-        line_kind = "list" if marker else "paragraph"
-        text = stripped[marker.end() :] if marker else stripped
-        if run and (kind != line_kind or len(run) >= DAILY_RUN_LINES):
-            flush()
-        kind = line_kind
-        run.append((number, text))
-    flush()
-    return chunks
-
-
 def _fingerprint(path: Path) -> dict[str, int]:
     stat = path.stat()
     return {"mtimeMs": int(stat.st_mtime * 1000), "size": stat.st_size}
-
-
-def ingest_daily(
-    workspace_dir: Path, *, now: datetime | None = None, tz: tzinfo, lookback_days: int = 2, limit: int = 100
-) -> IngestResult:
-    """Feed new or changed daily notes of the lookback window as `__dreaming_daily__:<day>` signals."""
-    moment = resolve_now(now)
-    today = dreaming_day(moment, tz)
-    oldest = dreaming_day(moment - timedelta(days=lookback_days), tz)
-    state_path = dreams_dir(workspace_dir) / DAILY_INGESTION_NAME
-    raw_state = read_json_state(state_path)
-    previous = raw_state.get("files", {}) if isinstance(raw_state, dict) else {}
-    memory_dir = workspace_dir / "memory"
-    days = []
-    if memory_dir.is_dir():
-        for child in memory_dir.iterdir():
-            match = _DAILY_FILE_RE.match(child.name)
-            if match and child.is_file() and not child.is_symlink() and oldest <= match.group(1) <= today:
-                days.append((match.group(1), child))
-    days.sort(reverse=True)
-    total_cap = max(20, limit * 4)
-    per_file_cap = max(6, math.ceil(total_cap / max(1, len(days))))
-    result = IngestResult()
-    files_state: dict[str, dict[str, int]] = {}
-    for day, path in days:
-        relative = f"memory/{path.name}"
-        fingerprint = _fingerprint(path)
-        files_state[relative] = fingerprint
-        if previous.get(relative) == fingerprint or result.signals >= total_cap:
-            continue
-        lines = strip_dreaming_blocks(path.read_text(encoding="utf-8", errors="replace").splitlines())
-        room = min(per_file_cap, total_cap - result.signals)
-        hits = [
-            Hit(relative, c.start_line, c.end_line, DAILY_SCORE, c.snippet)
-            for c in daily_snippet_chunks(lines)
-        ]
-        hits = hits[:room]
-        if hits:
-            result.signals += record_recalls(
-                workspace_dir,
-                f"__dreaming_daily__:{day}",
-                hits,
-                signal="daily",
-                dedupe_per_day=True,
-                day=today,
-                now=moment,
-            )
-            result.files += 1
-    if files_state != previous:
-        write_json_state(state_path, {"version": 1, "files": files_state})
-    return result
 
 
 SessionReader = Callable[[Path], list[tuple[int, str]]]
