@@ -146,3 +146,14 @@ def test_cli_context_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture
     assert "minimal set" in out
     row = next(line for line in out.splitlines() if line.startswith("AGENTS.md"))
     assert row.split() == ["AGENTS.md", "13000", "13000", "whole"]  # the 2026.2 cap of 20000 keeps it whole
+
+
+def test_cli_context_notes_the_surrogate_safe_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenClaw's plain slice would leave a lone surrogate at each cut; memtui says it kept those units fewer."""
+    state = _state(tmp_path, {"USER.md": "😀" * 400}, {"bootstrapMaxChars": 101})
+    assert main(["context", "--state-dir", str(state), "--now", "2026-04-30T12:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "note: USER.md: cut 2 UTF-16 unit(s) shorter than OpenClaw" in out
+    assert main(["context", "--state-dir", str(state), "--json", "--now", "2026-04-30T12:00Z"]) == 0
+    files = {f["name"]: f for f in json.loads(capsys.readouterr().out)["bootstrap"]["files"]}
+    assert files["USER.md"]["surrogateUnitsDropped"] == 2 and files["AGENTS.md"]["surrogateUnitsDropped"] == 0

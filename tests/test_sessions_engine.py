@@ -237,4 +237,4 @@ def test_cli_sessions_json_and_table(tmp_path: Path, capsys: pytest.CaptureFixtu
     code = main(["sessions", "--state-dir", str(state)])
     out, _ = capsys.readouterr()
     row = next(line for line in out.splitlines() if line.startswith("agent:main:discord:channel:42"))
-    assert row.split()[1:6] == ["channel", "50200", "176000", "28.5%", "due"]  # 50200/176000 = 0.2852
+    assert row.split()[1:7] == ["channel", "50200", "176000", "28.5%", "due", "transcript-size"]  # 50200/176000

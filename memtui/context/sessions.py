@@ -301,6 +301,9 @@ _STATES = {RULE_TOKEN_GATE: "due", RULE_TRANSCRIPT_SIZE: "due", RULE_BELOW: "bel
 def _read_transcript(path: Path | None, key: str, issues: list[FileIssue]) -> TranscriptScan | None:
     if path is None:
         return None
+    if path.exists() and not path.is_file():
+        issues.append(FileIssue(str(path), f"transcript of session {key} is not a regular file; not read"))
+        return None
     try:
         scan = scan_transcript(path)
     except FileNotFoundError:

@@ -69,7 +69,7 @@ def daily_files(path: Path) -> list[Path]:
     if path.is_file():
         found = [path] if _DAY_FILE_RE.match(path.name) else []
     else:
-        found = sorted((p for p in path.iterdir() if p.is_file() and _DAY_FILE_RE.match(p.name)),
+        found = sorted((p for p in path.iterdir() if p.is_file() and not p.is_symlink() and _DAY_FILE_RE.match(p.name)),
                        key=lambda p: js_locale_key(p.name))
     if not found:
         raise PathError(f"no daily notes (YYYY-MM-DD.md) at {path}")
