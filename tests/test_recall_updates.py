@@ -65,8 +65,8 @@ def test_a_file_in_another_layout_is_read_and_rewritten_in_full(tmp_path: Path) 
 
 def test_keys_with_escaped_characters_are_found_again(tmp_path: Path) -> None:
     workspace = _workspace(tmp_path, 6)
-    odd = ('memory/2026-11-05-say "hi" ♥.md', 3, 4, 0.7, "a quoted note about the deploy key", "memory")
+    odd = ('memory/say "hi" ♥/2026-11-05.md', 3, 4, 0.7, "a quoted note about the deploy key", "memory")
     record_search_hits(workspace, "odd one", [odd], now=NOW)
     record_search_hits(workspace, "odd two", [odd], now=NOW)
-    entry = load_recall_store(workspace).entries['memory:memory/2026-11-05-say "hi" ♥.md:3:4']
+    entry = load_recall_store(workspace).entries['memory:memory/say "hi" ♥/2026-11-05.md:3:4']
     assert entry.recall_count == 2 and len(load_recall_store(workspace).entries) == 7

@@ -44,6 +44,10 @@ def render_bootstrap(report: BootstrapReport, *, show_text: bool) -> list[str]:
         lines.append("  ".join([row[0].ljust(widths[0]), row[1].rjust(widths[1]), row[2].rjust(widths[2]),
                                 row[3]]).rstrip())
     lines += [f"warning: {w}" for w in report.warnings]
+    lines += [f"note: {f.name}: cut {f.surrogate_units_dropped} UTF-16 unit(s) shorter than OpenClaw, which "
+              "slices inside an emoji and leaves lone surrogates; memtui keeps the pair whole, so the budget left "
+              f"for the next files is {f.surrogate_units_dropped} larger"
+              for f in report.files if f.surrogate_units_dropped]
     if show_text:
         for f in report.files:
             if f.text:

@@ -60,13 +60,13 @@ def render(report: SessionsReport, *, prompts: bool = False) -> str:
     if not report.sessions:
         lines.append("no sessions")
     else:
-        header = ("KEY", "TYPE", "TOKENS", "THRESHOLD", "USED", "FLUSH", "COMPACT", "TRANSCRIPT", "REASON")
+        header = ("KEY", "TYPE", "TOKENS", "THRESHOLD", "USED", "FLUSH", "RULE", "COMPACT", "TRANSCRIPT", "REASON")
         rows = [header]
         for r in report.sessions:
             rows.append((
                 r.key, r.chat_type, str(r.token_count), str(r.threshold),
                 f"{r.percent_used:.1f}%" if r.percent_used is not None else "-",
-                r.flush_state, str(r.compaction_count), _size(r.transcript_bytes), r.flush_reason,
+                r.flush_state, r.flush_rule, str(r.compaction_count), _size(r.transcript_bytes), r.flush_reason,
             ))
         widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
         for row in rows:

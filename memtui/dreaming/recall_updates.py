@@ -31,9 +31,10 @@ _HEAD = re.compile(r'\{\n  "version": 1,\n  "updatedAt": "[^"\\\n]*",\n  "entrie
 class RecallUpdate:
     """The recall store opened to update some entries: `get`, `in`, `put`, then `save`."""
 
-    def __init__(self, workspace_dir: Path):
+    def __init__(self, workspace_dir: Path, now_iso: str = ""):
         self.path = dreams_dir(workspace_dir) / RECALL_STORE_NAME
         self.workspace_dir = workspace_dir
+        self.now_iso = now_iso
         self._blocks: dict[str, str] | None = None
         self._store: RecallStore | None = None
         self._changed: dict[str, RecallEntry] = {}
@@ -45,7 +46,7 @@ class RecallUpdate:
         if self._blocks is None:  # another layout (or invalid): the full, validating path
             if text.strip():
                 read_json_state(self.path)  # a clear error for a corrupt file
-            self._store = load_recall_store(workspace_dir)
+            self._store = load_recall_store(workspace_dir, now_iso)
 
     def __contains__(self, key: str) -> bool:
         if key in self._changed:
@@ -61,7 +62,7 @@ class RecallUpdate:
         block = (self._blocks or {}).get(key)
         if block is None:
             return None
-        return RecallEntry.from_json(key, json.loads("{" + block + "}").get(key))
+        return RecallEntry.from_json(key, json.loads("{" + block + "}").get(key), self.now_iso)
 
     def put(self, key: str, entry: RecallEntry) -> None:
         """Set an entry (kept in memory until `save`)."""

@@ -11,6 +11,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memtui.issues import FileIssue
 from memtui.jscompat import js_trim
+from memtui.settings.heartbeat import default_agent_id, heartbeat_section_on
 from memtui.settings.raw import agent_entry, get_path
 from memtui.settings.values import non_negative_int, parse_byte_size, positive_int
 
@@ -55,7 +56,7 @@ class FlushSettings:
 
 @dataclass(frozen=True)
 class ContextSettings:
-    """Everything the context reports read from the config for one agent (agent entry over defaults)."""
+    """Everything the context reports read from the config for one agent."""
 
     flush: FlushSettings
     flush_issues: tuple[FileIssue, ...] = ()
@@ -63,8 +64,7 @@ class ContextSettings:
     main_session_key: str = "agent:main:main"
     sandbox_mode: str = "off"
     workspace_access: str = "none"
-    # `contextTokens` of the agent entry and of `agents.defaults`
-    agent_context_tokens: int | None = None
+    # `agents.defaults.contextTokens` (the flush path's override of the model catalog)
     default_context_tokens: int | None = None
     # `bootstrapMaxChars` / `bootstrapTotalMaxChars`; None = the OpenClaw variant's default
     bootstrap_max_chars: int | None = None
@@ -79,6 +79,11 @@ class ContextSettings:
     # `agents.defaults.contextLimits` for `memory_get`
     memory_get_max_chars: int = DEFAULT_GET_MAX_CHARS
     memory_get_default_lines: int = DEFAULT_GET_LINES
+    # the default agent, and whether its heartbeat prompt section is on (else HEARTBEAT.md is not injected)
+    default_agent_id: str = "main"
+    heartbeat_section_on: bool = True
+    # `agents.defaults.model` (`primary`, or the string) as (provider, model)
+    default_model: tuple[str | None, str | None] = (None, None)
 
 
 def valid_timezone(name: str) -> bool:
@@ -99,11 +104,9 @@ def _configured_text(block: dict[str, Any], key: str) -> str:
     return js_trim(value) if isinstance(value, str) else ""
 
 
-def _flush(raw: dict[str, Any], entry: dict[str, Any] | None,
-           where: str) -> tuple[FlushSettings, tuple[FileIssue, ...]]:
-    block = get_path(entry or {}, "compaction", "memoryFlush")
-    if not isinstance(block, dict):
-        block = _block(get_path(raw, "agents", "defaults", "compaction", "memoryFlush"))
+def _flush(raw: dict[str, Any], where: str) -> tuple[FlushSettings, tuple[FileIssue, ...]]:
+    """`agents.defaults.compaction`: OpenClaw's flush plan reads no per-agent override."""
+    block = _block(get_path(raw, "agents", "defaults", "compaction", "memoryFlush"))
     issues: list[FileIssue] = []
     soft = non_negative_int(block.get("softThresholdTokens"))
     force_raw = block.get("forceFlushTranscriptBytes")
@@ -111,9 +114,7 @@ def _flush(raw: dict[str, Any], entry: dict[str, Any] | None,
     if force_raw is not None and force is None:
         issues.append(FileIssue(where, f"compaction.memoryFlush.forceFlushTranscriptBytes {force_raw!r} is "
                                        "not a byte size (use e.g. 2097152, \"512kb\" or \"2mb\"); using 2mb"))
-    floor = non_negative_int(get_path(entry or {}, "compaction", "reserveTokensFloor"))
-    if floor is None:
-        floor = non_negative_int(get_path(raw, "agents", "defaults", "compaction", "reserveTokensFloor"))
+    floor = non_negative_int(get_path(raw, "agents", "defaults", "compaction", "reserveTokensFloor"))
     model = block.get("model")
     settings = FlushSettings(
         enabled=block.get("enabled") is not False,
@@ -144,9 +145,18 @@ def _sandbox(raw: dict[str, Any], entry: dict[str, Any] | None) -> tuple[str, st
             access if access in ("none", "ro", "rw") else "none")
 
 
-def _bootstrap(raw: dict[str, Any], entry: dict[str, Any] | None, key: str) -> int | None:
-    value = positive_int((entry or {}).get(key))
-    return positive_int(get_path(raw, "agents", "defaults", key)) if value is None else value
+def _bootstrap(raw: dict[str, Any], key: str) -> int | None:
+    """`agents.defaults.<key>` (OpenClaw's bootstrap budget reads no per-agent override)."""
+    return positive_int(get_path(raw, "agents", "defaults", key))
+
+
+def _default_model(raw: dict[str, Any]) -> tuple[str | None, str | None]:
+    value = get_path(raw, "agents", "defaults", "model")
+    value = value.get("primary") if isinstance(value, dict) else value
+    if not isinstance(value, str) or not value.strip():
+        return None, None
+    provider, _, model = value.strip().partition("/")
+    return (provider, model) if model else (None, provider)
 
 
 def _startup_limits(block: dict[str, Any]) -> dict[str, int]:
@@ -165,13 +175,14 @@ def _positive_config_int(value: Any, default: int) -> int:
 
 
 def resolve_context_settings(raw: dict[str, Any], agent_id: str, where: str = "<config>") -> ContextSettings:
-    """Read the context settings of `agent_id`; the agent's `agents.list[]` entry wins over `agents.defaults`.
+    """Read the context settings of `agent_id`. As in OpenClaw 2026.4.29, the flush settings, `contextTokens`
+    and the bootstrap budgets come from `agents.defaults` only; the sandbox reads the agent entry over defaults.
 
     Never raises: a bad `forceFlushTranscriptBytes` becomes a flush issue naming `where`, other bad values
     fall back to their defaults.
     """
     entry = agent_entry(raw, agent_id)
-    flush, issues = _flush(raw, entry, where)
+    flush, issues = _flush(raw, where)
     mode, access = _sandbox(raw, entry)
     startup = _block(get_path(raw, "agents", "defaults", "startupContext"))
     apply_on = startup.get("applyOn")
@@ -185,10 +196,12 @@ def resolve_context_settings(raw: dict[str, Any], agent_id: str, where: str = "<
         main_session_key=_main_session_key(raw, agent_id),
         sandbox_mode=mode,
         workspace_access=access,
-        agent_context_tokens=non_negative_int((entry or {}).get("contextTokens")),
         default_context_tokens=non_negative_int(get_path(raw, "agents", "defaults", "contextTokens")),
-        bootstrap_max_chars=_bootstrap(raw, entry, "bootstrapMaxChars"),
-        bootstrap_total_max_chars=_bootstrap(raw, entry, "bootstrapTotalMaxChars"),
+        bootstrap_max_chars=_bootstrap(raw, "bootstrapMaxChars"),
+        bootstrap_total_max_chars=_bootstrap(raw, "bootstrapTotalMaxChars"),
+        default_agent_id=default_agent_id(raw),
+        heartbeat_section_on=heartbeat_section_on(raw, default_agent_id(raw)),
+        default_model=_default_model(raw),
         startup_enabled=startup.get("enabled") is not False,
         startup_apply_on=apply_on,
         startup_limits=_startup_limits(startup),
