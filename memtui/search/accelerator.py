@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from itertools import filterfalse
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 from memtui.index.store import ChunkRow, Store
 from memtui.index.terms import token_terms, tokens
@@ -36,6 +37,10 @@ K1 = 1.2
 B = 0.75
 _BATCH = 5000
 _TF_MAX = np.iinfo(np.uint16).max
+# The vector side is one matrix-vector product per query. On OpenBLAS's thread pool it cost 2-3× the CPU of one
+# thread at 100k chunks (the threads spin while they wait) and was slower, not faster, on a shared 2-core
+# machine; one thread: 3.7 ms CPU. This limits numpy's BLAS in the whole process, which only the accelerator uses.
+_ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 
 @dataclass(frozen=True)
