@@ -326,3 +326,24 @@ def test_writes_are_applied_in_place_and_rank_as_fts5_does(notes_env: Callable[.
                 # equal cosines (two notes with the same text) may come in either order from sqlite-vec
                 assert _by_score(got) == _by_score(expected), (number, query)
             assert manager.fast.updates == number
+
+
+def test_a_large_delta_is_compacted_by_a_background_rebuild(notes_env: Callable[..., AgentEnv],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.search.fast_search as fast_search
+
+    monkeypatch.setattr(fast_search, "REBUILD_DELTA_MIN", 2)
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000, quiet_s=0.0)
+        manager.sync()
+        assert manager.fast.current(manager.store, vectors=False) is not None
+        for day in range(1, 5):
+            (env.workspace_dir / "memory" / f"2026-12-0{day}.md").write_text(f"Kafka note {day}.\n", "utf-8")
+        manager.sync()
+        grown = manager.fast.current(manager.store, vectors=False)
+        assert grown is not None and grown.delta_size == 4
+        manager.fast.wait(60)
+        compacted = manager.fast.current(manager.store, vectors=False)
+        assert compacted is not None and compacted.delta_size == 0 and compacted is not grown
+        assert {f"memory/2026-12-0{day}.md" for day in range(1, 5)} <= set(_paths(manager, "kafka note"))

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 # unicode61's token characters are letters and numbers; `\w` adds the underscore, a separator there.
@@ -53,7 +53,7 @@ def _stemmer(language: str) -> Any:
     return Stemmer.Stemmer(language)
 
 
-@cache
+@lru_cache(maxsize=1 << 16)  # bounded: a long-running process meets an open-ended vocabulary
 def token_terms(token: str) -> tuple[str, ...]:
     """The indexed terms of one lower-cased word token (before FTS5's Porter step)."""
     if token.isascii():
