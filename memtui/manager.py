@@ -41,11 +41,11 @@ from memtui.index.store import (
 )
 from memtui.index.workspace import list_memory_files, resolve_extra_path
 from memtui.issues import FileIssue
-from memtui.search.accelerator import FastSearch
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
+from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
-from memtui.tools import error_payload, get_limits, memory_get, search_payload
+from memtui.tools import error_payload, memory_get, search_payload
 
 _UNSET: Any = object()
 
@@ -82,7 +82,7 @@ class MemoryManager(EventHub):
     def _select_provider(self) -> EmbeddingProvider | None:
         from memtui.embeddings.select import select_provider
 
-        selection = select_provider(self.settings, self.env.raw, state_dir=self.env.state_dir,
+        selection = select_provider(self.settings, self.env.providers, state_dir=self.env.state_dir,
                                     profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
@@ -167,8 +167,9 @@ class MemoryManager(EventHub):
         existing = self.store.read_meta()
         if existing is None:
             return "no index metadata"
-        return full_reindex_reason(existing, self._wanted_meta(self._vector_dims()),
-                                   self.store.capabilities.vector_available)
+        # Without a provider the vector state cannot matter: asking would load sqlite-vec for nothing.
+        vector_ready = self.provider is not None and self.store.capabilities.vector_available
+        return full_reindex_reason(existing, self._wanted_meta(self._vector_dims()), vector_ready)
 
     def _vector_dims(self) -> int | None:
         if self.provider is None or not self.store.capabilities.vector_available:
@@ -321,7 +322,7 @@ class MemoryManager(EventHub):
         failed = self.provider.id if self.provider is not None else NO_PROVIDER
         if self.provider is not None:
             self.provider.close()
-        selection = fallback_provider(self.settings, self.env.raw, state_dir=self.env.state_dir, failed=failed,
+        selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
                                       reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider = selection.provider
         self.provider_reason = selection.reason or reason
@@ -429,17 +430,17 @@ class MemoryManager(EventHub):
         """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does)."""
         if self.env.read_only or not response.results:
             return 0
-        from memtui.dreaming.settings import dreaming_settings
         from memtui.dreaming.signals import record_search_hits
 
         hits = [(h.path, h.start_line, h.end_line, h.score, h.snippet, h.source) for h in response.results]
-        return record_search_hits(self.env.workspace_dir, query, hits, tz=dreaming_settings(self.env.raw).tz())
+        return record_search_hits(self.env.workspace_dir, query, hits, tz=self.env.dreaming.tz())
 
     def memory_get(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
         """The `memory_get` tool."""
-        max_chars, default_lines = get_limits(self.env.raw)
+        context = self.env.context
         return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
-                          extra_paths=self.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+                          extra_paths=self.settings.extra_paths, max_chars=context.memory_get_max_chars,
+                          default_lines=context.memory_get_default_lines)
 
     # -- status -----------------------------------------------------------------------------
 
@@ -538,6 +539,6 @@ class _SyncRequest:
 
 
 def _meta_json(meta: dict[str, Any]) -> str:
-    from memtui.jsonutil import js_stringify
+    from memtui.jscompat import js_stringify
 
     return js_stringify(meta)

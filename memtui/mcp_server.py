@@ -23,7 +23,7 @@ from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
 from memtui import __version__
 from memtui.errors import MemtuiError, unexpected_message
-from memtui.jsonutil import js_stringify, parse_json
+from memtui.jscompat import js_stringify, parse_json
 
 T = TypeVar("T")
 

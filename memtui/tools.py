@@ -9,10 +9,7 @@ from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError
 from memtui.index.workspace import MemoryLocation, memory_location
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.settings.raw import get_path
-
-DEFAULT_GET_LINES = 120
-DEFAULT_GET_MAX_CHARS = 12000
+from memtui.settings.context import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
 
 def format_citation(path: str, start_line: int, end_line: int) -> str:
@@ -111,18 +108,6 @@ def error_payload(error: str, *, quota: bool = False) -> dict[str, Any]:
         "warning": warning,
         "action": "Check the embedding provider configuration, or use --provider none for keyword search.",
     }
-
-
-def get_limits(raw: dict[str, Any]) -> tuple[int, int]:
-    """(max chars, default lines) from `agents.defaults.contextLimits`."""
-    limits = get_path(raw, "agents", "defaults", "contextLimits")
-    limits = limits if isinstance(limits, dict) else {}
-    max_chars = limits.get("memoryGetMaxChars")
-    default_lines = limits.get("memoryGetDefaultLines")
-    return (
-        max_chars if isinstance(max_chars, int) and max_chars > 0 else DEFAULT_GET_MAX_CHARS,
-        default_lines if isinstance(default_lines, int) and default_lines > 0 else DEFAULT_GET_LINES,
-    )
 
 
 def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, lines: int | None = None,

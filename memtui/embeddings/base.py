@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memtui.errors import ProviderError
-from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.jscompat import js_stringify, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
 NO_PROVIDER = "none"

@@ -24,6 +24,7 @@ from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -86,14 +87,14 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
     def from_settings(
         cls,
         settings: MemorySearchSettings,
-        raw_config: Mapping[str, Any],
+        providers: ModelProviders,
         *,
         env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
     ) -> GeminiEmbeddingProvider:
         """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
         endpoint = resolve_remote(
-            settings, raw_config, os.environ if env is None else env,
+            settings, providers, os.environ if env is None else env,
             provider_id="gemini", config_provider="google", env_var="GEMINI_API_KEY",
             default_base_url=DEFAULT_BASE_URL,
         )

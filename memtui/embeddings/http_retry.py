@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     import httpx
 
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 T = TypeVar("T")
 
@@ -271,7 +272,7 @@ class RemoteEndpoint:
 
 def resolve_remote(
     settings: MemorySearchSettings,
-    raw_config: Mapping[str, Any],
+    providers: ModelProviders,
     env: Mapping[str, str],
     *,
     provider_id: str,
@@ -280,14 +281,12 @@ def resolve_remote(
     default_base_url: str,
 ) -> RemoteEndpoint:
     """Key, base URL and headers: `remote.*` first, then `models.providers.<p>.*`, then the env var."""
-    from memtui.settings.config import resolve_secret
-    from memtui.settings.raw import get_path
+    from memtui.settings.providers import EMPTY_PROVIDER
 
-    provider_cfg = get_path(raw_config, "models", "providers", config_provider)
-    provider_cfg = provider_cfg if isinstance(provider_cfg, Mapping) else {}
+    provider_cfg = providers.get(config_provider, EMPTY_PROVIDER)
     key = (
         (settings.remote.api_key or "").strip()
-        or (resolve_secret(provider_cfg.get("apiKey")) or "").strip()
+        or (provider_cfg.api_key or "").strip()
         or (env.get(env_var) or "").strip()
     )
     if not key:
@@ -295,17 +294,8 @@ def resolve_remote(
             f"No API key found for provider {provider_id}",
             f"set {env_var}, models.providers.{config_provider}.apiKey or memorySearch.remote.apiKey",
         )
-    cfg_base = provider_cfg.get("baseUrl")
-    base_url = (
-        (settings.remote.base_url or "").strip()
-        or (cfg_base.strip() if isinstance(cfg_base, str) else "")
-        or default_base_url
-    )
-    headers: dict[str, str] = {}
-    cfg_headers = provider_cfg.get("headers")
-    if isinstance(cfg_headers, Mapping):
-        headers.update({str(k): str(v) for k, v in cfg_headers.items()})
-    headers.update(settings.remote.headers)
+    base_url = (settings.remote.base_url or "").strip() or provider_cfg.base_url or default_base_url
+    headers = {**provider_cfg.headers, **settings.remote.headers}
     return RemoteEndpoint(base_url=base_url, api_key=key, headers=headers)
 
 

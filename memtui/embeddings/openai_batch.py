@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from memtui.embeddings.http_retry import redact, run_bounded
 from memtui.embeddings.openai_sdk import call_sdk
 from memtui.errors import ProviderError
-from memtui.jsonutil import parse_json
+from memtui.jscompat import parse_json
 
 if TYPE_CHECKING:
     from memtui.settings.config import BatchSettings

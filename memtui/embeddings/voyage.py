@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 
@@ -23,6 +23,7 @@ from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_MODEL = "voyage-4-large"
 DEFAULT_BASE_URL = "https://api.voyageai.com/v1"
@@ -59,14 +60,14 @@ class VoyageEmbeddingProvider(EmbeddingProvider):
     def from_settings(
         cls,
         settings: MemorySearchSettings,
-        raw_config: Mapping[str, Any],
+        providers: ModelProviders,
         *,
         env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
     ) -> VoyageEmbeddingProvider:
         """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
         endpoint = resolve_remote(
-            settings, raw_config, os.environ if env is None else env,
+            settings, providers, os.environ if env is None else env,
             provider_id="voyage", config_provider="voyage", env_var="VOYAGE_API_KEY",
             default_base_url=DEFAULT_BASE_URL,
         )

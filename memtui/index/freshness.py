@@ -7,7 +7,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from memtui.index.workspace import list_memory_files
-from memtui.jsonutil import sha256_hex
+from memtui.jscompat import sha256_hex
 
 
 def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],

@@ -25,7 +25,7 @@ from memtui.index.workspace import (
     resolve_extra_path,
 )
 from memtui.issues import FileIssue
-from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.jscompat import js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024

@@ -32,7 +32,7 @@ from typing import Any
 
 from memtui.index.redact import redact_sensitive_text
 from memtui.issues import FileIssue
-from memtui.jsonutil import js_number, parse_json, sha256_hex
+from memtui.jscompat import js_number, parse_json, sha256_hex
 
 WRAP_CHARS = 800
 DEFAULT_MAX_MESSAGE_CHARS = 100_000

@@ -10,7 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from memtui.jsonutil import parse_json
+from memtui.jscompat import parse_json
 from memtui.qmd.collections import MEMORY_SOURCE, Collection
 
 NO_RESULTS = "No results found"

@@ -16,7 +16,7 @@ from typing import Any
 import json5
 
 from memtui.errors import ConfigError
-from memtui.jsonutil import MAX_JSON_DEPTH, too_deep
+from memtui.jscompat import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
 
 SOURCES = ("memory", "sessions")
@@ -168,7 +168,9 @@ class DecaySettings:
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1."""
+    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1. `weights_configured` says
+    whether the config (or live tuning) set them, as opposed to OpenClaw's 0.7/0.3 defaults (the `memtui`
+    ranking profile has defaults of its own)."""
 
     enabled: bool = True
     vector_weight: float = 0.7
@@ -176,6 +178,7 @@ class HybridSettings:
     candidate_multiplier: float = 4
     mmr: MMRSettings = field(default_factory=MMRSettings)
     temporal_decay: DecaySettings = field(default_factory=DecaySettings)
+    weights_configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -470,6 +473,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
 
     tokens, overlap = _chunking(r.number("chunking.tokens", 400), r.number("chunking.overlap", None), where)
 
+    weights_configured = any(r.number(f"query.hybrid.{key}", None) is not None
+                             for key in ("vectorWeight", "textWeight"))
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
     total = vector_weight + text_weight
@@ -555,6 +560,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
                 enabled=r.bool("query.hybrid.enabled", True),
                 vector_weight=vector_weight,
                 text_weight=text_weight,
+                weights_configured=weights_configured,
                 candidate_multiplier=_clamp(float(r.number("query.hybrid.candidateMultiplier", 4)), 1, 20),
                 mmr=MMRSettings(
                     enabled=r.bool("query.hybrid.mmr.enabled", False),
@@ -578,7 +584,7 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = _clamp(vector_weight, 0, 1), _clamp(text_weight, 0, 1)
     total = vw + tw
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
-    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw)
+    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
 
 

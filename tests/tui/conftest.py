@@ -129,11 +129,22 @@ def build_workspace(root: Path) -> tuple[Path, Path]:
     return state, workspace
 
 
+def agent_at(root: Path) -> AgentEnv:
+    """A resolved agent on a fresh fixture workspace under `root` (FTS-only unless a provider is injected)."""
+    state, workspace = build_workspace(root)
+    return resolve_agent(state_dir=str(state), workspace=str(workspace), provider="none", env={})
+
+
 @pytest.fixture
 def workspace_env(tmp_path: Path) -> AgentEnv:
-    """A resolved agent on the fixture workspace (FTS-only unless a provider is injected)."""
-    state, workspace = build_workspace(tmp_path)
-    return resolve_agent(state_dir=str(state), workspace=str(workspace), provider="none", env={})
+    """A resolved agent on the fixture workspace."""
+    return agent_at(tmp_path)
+
+
+@pytest.fixture
+def env_at() -> Callable[[Path], AgentEnv]:
+    """Build a fixture workspace under a given folder (to compare runs at different paths)."""
+    return agent_at
 
 
 @pytest.fixture

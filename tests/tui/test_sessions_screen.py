@@ -33,3 +33,24 @@ async def test_sessions_gauge_shows_tokens_threshold_and_flush_state(manager: Me
         assert "tokens 12,300 / window 200,000" in gauge
         await pilot.press("escape")
         assert not isinstance(app.screen, SessionsScreen)
+
+
+async def test_bootstrap_tab_reads_the_same_wherever_the_workspace_lives(tmp_path, env_at, make_app) -> None:
+    shown = []
+    for folder in ("a", "a-much-longer-folder-name-than-the-first-one"):
+        with MemoryManager(env_at(tmp_path / folder), provider=None) as memory:
+            app = make_app(memory, auto_index=False)
+            async with app.run_test(size=SIZE) as pilot:
+                app.browser.focus()
+                await pilot.press("s")
+                await pilot.pause()
+                summary = str(app.screen.query_one("#bootstrap-summary").render())
+                table = app.screen.query_one("#bootstrap-table", DataTable)
+                rows = [[str(cell) for cell in table.get_row_at(row)] for row in range(table.row_count)]
+                shown.append((summary, rows))
+    assert shown[0] == shown[1]
+    summary, rows = shown[0]
+    # Seven bootstrap files are missing (each injected as a marker naming its path); MEMORY.md is whole.
+    assert "495 of 496 chars from 1 file · 7 missing ([MISSING] marker)" in summary
+    assert rows[0] == ["AGENTS.md", "0", "marker", "–", "missing"]
+    assert rows[-1] == ["MEMORY.md", "496", "495", "12,000", "whole"]

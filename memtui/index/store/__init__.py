@@ -75,13 +75,12 @@ class Store(StoreReads, StoreWrites):
         self.extension_path = extension_path
         self.lock = threading.RLock()
         self._batch_until: float | None = None
-        self.conn, self._vector_error = connect(
-            path, read_only=read_only, vector_enabled=vector_enabled, extension_path=extension_path
-        )
+        self.conn = connect(path, read_only=read_only)
+        self._vec_state = None
         self.identity = _identity(path)
         self._fts_error: str | None = None
         self._dims: int | None = None
-        self._kinds: tuple[set[str], set[str]] | None = None
+        self._kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None = None
         self._data_version: int | None = None
         try:
             if read_only:

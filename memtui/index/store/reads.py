@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Sequence
@@ -9,6 +10,7 @@ from typing import Any
 
 from memtui.index.store.schema import (
     ISSUES_KEY,
+    JOURNAL,
     META_KEY,
     REVISION_KEY,
     STEMMED_FTS,
@@ -68,6 +70,33 @@ class StoreReads(StoreBase):
             except DriverError:
                 return None
         return row[0] if row else None
+
+    def journal_span(self) -> tuple[int, int] | None:
+        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one (OpenClaw's index)."""
+        with self.lock:
+            try:
+                low, high = self.conn.execute(f"SELECT MIN(seq), MAX(seq) FROM {JOURNAL}").fetchone()
+            except DriverError:
+                return None
+        return (0, 0) if high is None else (int(low) - 1, int(high))
+
+    def chunk_changes(self, after_seq: int) -> list[tuple[int, int, bool]]:
+        """(seq, chunk rowid, added) of every journal entry after `after_seq`, in order."""
+        with self.lock:
+            return [(int(seq), int(rowid), bool(added)) for seq, rowid, added in self.conn.execute(
+                f"SELECT seq, chunk_rowid, added FROM {JOURNAL} WHERE seq > ? ORDER BY seq", (after_seq,))]
+
+    def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """chunk id → float32 BLOB from `chunks_vec` for specific chunks (empty without the table)."""
+        if self._vector_error is not None or self.vector_dims() is None or not ids:
+            return {}
+        result: dict[str, bytes] = {}
+        with self.lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                result.update(self.conn.execute(
+                    f"SELECT id, embedding FROM chunks_vec WHERE id IN ({','.join('?' * len(part))})", part))
+        return result
 
     def counts(self) -> dict[str, dict[str, int]]:
         """source → {files, chunks}."""
@@ -211,16 +240,21 @@ class StoreReads(StoreBase):
             if (r := rows.get(rowid)) is not None
         ]
 
-    def _row_kinds(self) -> tuple[set[str], set[str]]:
-        """(models, sources) present in `chunks`, cached until the next write."""
+    def _rows_outside(self, model: str | None, sources: Sequence[str] | None) -> bool:
+        """Whether some chunk has another model than `model` or a source outside `sources`, so that a search
+        must filter rows. Answered by range probes on the model and source indexes (no scan of `chunks`), and
+        cached until the next write."""
         with self.lock:
             self._forget_if_changed()
-        if self._kinds is None:
+        key = (model, tuple(sorted(set(sources))) if sources else None)
+        kinds = self._kinds if self._kinds is not None else {}
+        if key not in kinds:
+            probes = ([] if model is None else _outside_probes("model", [model])) + (
+                [] if sources is None else _outside_probes("source", list(key[1] or ())))
             with self.lock:
-                models = {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM chunks")}
-                sources = {r[0] for r in self.conn.execute("SELECT DISTINCT source FROM chunks")}
-            self._kinds = (models, sources)
-        return self._kinds
+                kinds[key] = any(self.conn.execute(sql, params).fetchone() for sql, params in probes)
+            self._kinds = kinds
+        return kinds[key]
 
     @property
     def has_stemmed_index(self) -> bool:
@@ -232,10 +266,7 @@ class StoreReads(StoreBase):
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
         """MATCH on the Porter-stemmed table, ordered by bm25; rows come from `chunks` by rowid."""
-        models, present = self._row_kinds()
-        needs_filter = (model is not None and models != {model}) or (
-            sources is not None and not present <= set(sources))
-        if needs_filter:
+        if self._rows_outside(model, sources):
             where, params = self._filters(model, sources, alias="c.")
             sql = (
                 f"SELECT f.rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} f JOIN chunks c "
@@ -362,6 +393,15 @@ def _vector_or_none(text: str) -> list[float] | None:
     if not all(type(v) in (int, float) and math.isfinite(v) for v in value):
         return None
     return [float(v) for v in value]
+
+
+def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]]]:
+    """Range probes, each a seek on the column's index, that find a row whose `column` is none of `values`."""
+    ordered = sorted(set(values))
+    probe = f"SELECT 1 FROM chunks WHERE {column} "
+    probes = [(probe + "< ? LIMIT 1", [ordered[0]]), (probe + "> ? LIMIT 1", [ordered[-1]])]
+    probes += [(f"{probe}> ? AND {column} < ? LIMIT 1", [low, high]) for low, high in itertools.pairwise(ordered)]
+    return probes
 
 
 def _escape_like(term: str) -> str:

@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
+from memtui.index.terms import VERSION as TERMS_VERSION
+from memtui.index.terms import index_text
 
 try:
     import sqlean as sqlite_driver
@@ -17,13 +19,20 @@ except ImportError:  # pragma: no cover - sqlean-py is a hard dependency; stdlib
     import sqlite3 as sqlite_driver
 
 META_KEY = "memory_index_meta_v1"
-# memtui's own addition to OpenClaw's schema: a Porter-stemmed, contentless FTS5 index over the same
-# chunks (rowid = chunks.rowid), used by the `memtui` ranking profile.
-STEMMED_FTS = "memtui_chunks_fts_porter"
+# memtui's own addition to OpenClaw's schema: the `memtui` ranking profile's keyword table over the same chunks
+# (rowid = chunks.rowid). It indexes `memtui.index.terms.index_text` of each chunk (CJK bigrams, Snowball stems
+# of Cyrillic, Greek, Arabic and Armenian words) through FTS5's Porter stemmer; the name carries the version of
+# that rewriting, and the older Porter-only table is dropped when this one is built.
+STEMMED_FTS = f"memtui_chunks_fts_terms_v{TERMS_VERSION}"
+_OLD_STEMMED_FTS = ("memtui_chunks_fts_porter",)
 ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
 REVISION_KEY = "memtui_chunks_revision_v1"
+# memtui's addition: every chunk row added or removed by an incremental write, in order, so an accelerator can
+# apply just those changes (`seq` grows; the oldest entries beyond `JOURNAL_KEEP` are dropped).
+JOURNAL = "memtui_chunk_changes"
+JOURNAL_KEEP = 200_000
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -35,10 +44,15 @@ _SCHEMA = (
     "source TEXT NOT NULL DEFAULT 'memory', start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, "
     "hash TEXT NOT NULL, model TEXT NOT NULL, text TEXT NOT NULL, embedding TEXT NOT NULL, "
     "updated_at INTEGER NOT NULL)",
+    f"CREATE TABLE IF NOT EXISTS {JOURNAL} (seq INTEGER PRIMARY KEY, chunk_rowid INTEGER NOT NULL, "
+    "added INTEGER NOT NULL)",
 )
+# Created once the tables' columns are known to be memtui's (a foreign `chunks` may lack them).
 _INDEXES = (
     "CREATE INDEX IF NOT EXISTS idx_chunks_path ON chunks(path)",
     "CREATE INDEX IF NOT EXISTS idx_chunks_source ON chunks(source)",
+    # memtui's addition: lets a search tell in a few page reads whether rows of another model exist.
+    "CREATE INDEX IF NOT EXISTS idx_chunks_model ON chunks(model)",
 )
 _CACHE_SCHEMA = (
     "CREATE TABLE IF NOT EXISTS embedding_cache (provider TEXT NOT NULL, model TEXT NOT NULL, "
@@ -135,9 +149,9 @@ def _check_columns(conn: Connection, path: Path) -> None:
             raise DamagedIndexError(path, f"a foreign schema: table {table} lacks {missing}")
 
 
-def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
-            extension_path: str | None = None) -> tuple[Connection, str | None]:
-    """Open `path` (WAL, busy timeout 5 s) and try to load sqlite-vec; returns (conn, vector error)."""
+def connect(path: Path, *, read_only: bool = False) -> Connection:
+    """Open `path` (WAL, busy timeout 5 s); sqlite-vec is loaded later, when a vector table is first used. A file
+    that is not an index (not SQLite, damaged, a foreign schema) raises DamagedIndexError, untouched."""
     conn = None
     try:
         if read_only:
@@ -158,8 +172,7 @@ def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
         if conn is not None:
             conn.close()
         raise _open_failure(path, exc) from None
-    vector_error = _load_vec(conn, extension_path) if vector_enabled else "disabled by store.vector.enabled"
-    return conn, vector_error
+    return conn
 
 
 def _open_failure(path: Path, exc: Exception) -> StoreError:
@@ -183,11 +196,13 @@ class StoreBase:
     cache_enabled: bool
     conn: Connection
     lock: threading.RLock
-    _vector_error: str | None
+    vector_enabled: bool
+    extension_path: str | None
+    _vec_state: tuple[str | None] | None
     _fts_error: str | None
     _dims: int | None
     _stemmed: bool
-    _kinds: tuple[set[str], set[str]] | None
+    _kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None
     _data_version: int | None
 
     def _check_schema(self) -> None:
@@ -228,13 +243,36 @@ class StoreBase:
             except DriverError as exc:
                 self._fts_error = f"FTS5 unavailable: {exc}"
             if self._fts_error is None and not self._has_table(STEMMED_FTS):
-                # External content (the text stays in `chunks`), readable by any FTS5 SQLite.
-                self.conn.execute(
-                    f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, content='chunks', "
-                    "tokenize='porter unicode61')"
-                )
+                # It holds its own (rewritten) text, so it is readable by any FTS5 SQLite.
+                self.conn.execute(f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, tokenize='porter unicode61')")
                 # An index written before this table existed (or by OpenClaw) already has chunks.
-                self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
+                after = -1
+                page = "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 5000"
+                while batch := self.conn.execute(page, (after,)).fetchall():
+                    self.conn.executemany(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
+                                          [(rowid, index_text(text)) for rowid, text in batch])
+                    after = batch[-1][0]
+                for old in _OLD_STEMMED_FTS:
+                    self.conn.execute(f"DROP TABLE IF EXISTS {old}")
+
+    @property
+    def _vector_error(self) -> str | None:
+        """Why vector search is unavailable (None: sqlite-vec is loaded). The extension loads on first asking, so
+        a keyword-only search never pays for it."""
+        state = self._vec_state
+        if state is None:
+            with self.lock:
+                state = self._vec_state
+                if state is None:
+                    error = _load_vec(self.conn, self.extension_path) if self.vector_enabled else \
+                        "disabled by store.vector.enabled"
+                    state = self._vec_state = (error,)
+        return state[0]
+
+    @property
+    def fts_available(self) -> bool:
+        """Whether keyword search works (without loading sqlite-vec, as `capabilities` does)."""
+        return self._fts_error is None
 
     def _has_table(self, name: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()

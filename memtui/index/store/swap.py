@@ -8,7 +8,6 @@ import fcntl
 import glob
 import os
 import time
-import uuid
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +19,7 @@ _SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 def temp_index_path(target: Path) -> Path:
     """A fresh path beside `target` to build a full rebuild in."""
-    return Path(f"{target}.tmp-{uuid.uuid4().hex}")
+    return Path(f"{target}.tmp-{os.urandom(16).hex()}")
 
 
 def copy_database(source: Path, destination: Connection) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memtui.index.store.schema import (
+    JOURNAL,
+    JOURNAL_KEEP,
     META_KEY,
     REVISION_KEY,
     STEMMED_FTS,
@@ -17,6 +19,7 @@ from memtui.index.store.schema import (
     StoreBase,
     vector_blob,
 )
+from memtui.index.terms import index_text
 
 # Longest a `batch()` keeps written files uncommitted (other processes see them at the commit).
 BATCH_COMMIT_S = 0.25
@@ -91,6 +94,7 @@ class StoreWrites(StoreBase):
         if not fresh:
             self._delete_file_rows(path, source)
         dims = self._dims_cache()
+        added: list[tuple[int]] = []
         for chunk, embedding_json, vector in rows:
             cursor = self.conn.execute(
                 "INSERT OR REPLACE INTO chunks (id, path, source, start_line, end_line, hash, model, text, "
@@ -107,7 +111,8 @@ class StoreWrites(StoreBase):
                 )
             if self._stemmed:
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
-                                  (cursor.lastrowid, chunk.text))
+                                  (cursor.lastrowid, index_text(chunk.text)))
+            added.append((cursor.lastrowid,))
             if vector is not None and dims == len(vector):
                 self.conn.execute(
                     "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
@@ -116,6 +121,8 @@ class StoreWrites(StoreBase):
             "INSERT OR REPLACE INTO files (path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?)",
             (path, source, digest, mtime, size),
         )
+        if not fresh:  # a store built from scratch has no accelerator to keep up to date
+            self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 1)", added)
         self._bump_revision()
 
     def _dims_cache(self) -> int | None:
@@ -141,9 +148,10 @@ class StoreWrites(StoreBase):
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
-            self.conn.executemany(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}, rowid, text) VALUES ('delete', ?, ?)",
-                                  [(rowid, text) for rowid, _, text in rows])
+            self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _, _ in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
+        self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 0)",
+                              [(rowid,) for rowid, _, _ in rows])
 
     def delete_files(self, paths: Iterable[str], source: str) -> int:
         """Remove files (and all their chunk rows) that are no longer on disk."""
@@ -160,7 +168,10 @@ class StoreWrites(StoreBase):
         return count
 
     def _bump_revision(self) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (REVISION_KEY, uuid.uuid4().hex))
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (REVISION_KEY, os.urandom(16).hex()))
+        self.conn.execute(f"DELETE FROM {JOURNAL} WHERE seq <= (SELECT MAX(seq) FROM {JOURNAL}) - ?",
+                          (JOURNAL_KEEP,))
 
 
     def cache_put(self, provider: str, model: str, provider_key: str,

@@ -19,7 +19,8 @@ from memtui.context.startup import StartupContext, startup_context
 from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge
 
-_STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim"}
+_STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
+                "size-only": "dim"}
 
 
 def session_summary(report: SessionReport, soft_tokens: int) -> Text:
@@ -37,8 +38,23 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
     text.append_text(bytes_gauge(size, report.force_flush_transcript_bytes))
     text.append("\nflush: ")
     text.append(report.flush_state, style=_STATE_STYLE.get(report.flush_state, ""))
-    text.append(f" — {report.flush_reason} · compactions {report.compaction_count}")
+    text.append(f" — {report.flush_reason} · rule {report.flush_rule} · tokens from {report.token_source}"
+                f" · compactions {report.compaction_count}")
     return text
+
+
+def bootstrap_summary(report: BootstrapReport, session_key: str | None) -> Text:
+    """What the session's Project Context holds: file text injected against its size, and the missing files
+    (each injected as a one-line `[MISSING] Expected at: <path>` marker, whose length depends on the path)."""
+    present = [f for f in report.files if not f.missing]
+    missing = sum(1 for f in report.files if f.missing)
+    files = "1 file" if len(present) == 1 else f"{len(present)} files"
+    text = (f"{session_key or 'main session'} · {sum(f.injected_chars for f in present):,} of "
+            f"{sum(f.raw_chars for f in present):,} chars from {files}")
+    if missing:
+        text += f" · {missing} missing ([MISSING] marker)"
+    text += f" · budget {report.max_chars:,}/file, {report.total_max_chars:,} total"
+    return Text(text + (" · minimal" if report.minimal else ""))
 
 
 class SessionsScreen(Screen[None]):
@@ -119,18 +135,17 @@ class SessionsScreen(Screen[None]):
     def _show_bootstrap(self, session_key: str | None) -> None:
         self.bootstrap = bootstrap_report(self.env, session_key=session_key)
         report = self.bootstrap
-        self.query_one("#bootstrap-summary", Static).update(
-            f"{session_key or 'main session'} · injected {report.total_injected:,} of {report.total_raw:,} chars · "
-            f"per-file budget {report.max_chars:,} · total budget {report.total_max_chars:,}"
-            + (" · minimal" if report.minimal else ""))
+        self.query_one("#bootstrap-summary", Static).update(bootstrap_summary(report, session_key))
         table = self.query_one("#bootstrap-table", DataTable)
         table.clear()
         for entry in report.files:
             state = "missing" if entry.missing else "skipped" if entry.skipped else \
                 "truncated" if entry.truncated else "whole"
+            marker = entry.missing and not entry.skipped
             table.add_row(Text(entry.name), Text(f"{entry.raw_chars:,}", justify="right"),
-                          Text(f"{entry.injected_chars:,}", justify="right"),
-                          Text(f"{entry.file_max_chars:,}", justify="right"),
+                          Text("marker" if marker else f"{entry.injected_chars:,}", justify="right",
+                               style="dim" if marker else ""),
+                          Text("–" if entry.missing else f"{entry.file_max_chars:,}", justify="right"),
                           Text(state, style="bold yellow" if state == "truncated" else ""), key=entry.name)
         self._preview_bootstrap(0)
 

@@ -1,11 +1,14 @@
-"""JavaScript-compatible JSON and hashing helpers (byte-identical to OpenClaw's)."""
+"""JavaScript-exact behaviour OpenClaw's output depends on: JSON.stringify, number formatting, hashing, trim();
+and JSON parsing that refuses nesting too deep to walk safely."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-from decimal import Decimal
+import re
+import unicodedata
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 
@@ -76,6 +79,63 @@ def sha256_hex(text: str) -> str:
 def sha1_hex(text: str) -> str:
     """SHA-1 hex digest of the UTF-8 encoding of `text`."""
     return hashlib.sha1(text.encode("utf-8")).hexdigest()
+
+
+# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator code points.
+_JS_WHITESPACE = (
+    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
+    "\u2028\u2029\u202f\u205f\u3000\ufeff"
+)
+
+
+def js_trim_end(text: str) -> str:
+    """JavaScript `trimEnd()`."""
+    return text.rstrip(_JS_WHITESPACE)
+
+
+def js_trim(text: str) -> str:
+    """JavaScript `trim()`."""
+    return text.strip(_JS_WHITESPACE)
+
+
+_JS_WHITESPACE_RUN = re.compile(f"[{re.escape(_JS_WHITESPACE)}]+")
+
+
+def js_squash(text: str) -> str:
+    """`text.trim().replace(/\\s+/g, " ")`: trimmed, every whitespace run one space."""
+    return _JS_WHITESPACE_RUN.sub(" ", js_trim(text))
+
+
+def js_to_fixed(value: float, digits: int) -> str:
+    """`Number.prototype.toFixed(digits)`: rounds the exact binary value, and an exact tie away from zero
+    (`(0.8125).toFixed(3)` is `0.813`, where Python's format gives `0.812`)."""
+    if not math.isfinite(value):
+        return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
+    if abs(value) >= 1e21:
+        return js_number(value)
+    fixed = Decimal(0.0 if value == 0 else value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    return f"{fixed:f}"
+
+
+def js_locale_key(text: str) -> tuple[str, str]:
+    """A sort key close to `String.prototype.localeCompare` (root collation): accents and case compare after
+    the base letters, then code points break ties."""
+    base = "".join(c for c in unicodedata.normalize("NFD", text) if not unicodedata.combining(c))
+    return base.casefold(), text
+
+
+def js_length(text: str) -> int:
+    """`text.length`: UTF-16 code units."""
+    return len(text.encode("utf-16-le", "surrogatepass")) // 2
+
+
+def js_slice(text: str, start: int, end: int | None = None) -> str:
+    """`text.slice(start, end)` over UTF-16 code units (it may cut an emoji in two, as JavaScript does)."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    count = len(units) // 2
+    first = max(0, count + start) if start < 0 else min(start, count)
+    last = count if end is None else (max(0, count + end) if end < 0 else min(end, count))
+    return units[first * 2:max(first, last) * 2].decode("utf-16-le", "surrogatepass")
 
 
 MAX_JSON_DEPTH = 200

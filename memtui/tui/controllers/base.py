@@ -1,0 +1,94 @@
+"""What every controller shares: the engine facade, the app's options, the clock, the clipboard, the main widgets."""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, date, datetime
+from pathlib import Path
+
+import pyperclip
+from textual.app import App
+from textual.widgets import Input
+
+from memtui.manager import MemoryManager
+from memtui.tui.tuning import Tuning
+from memtui.tui.widgets import FileViewer, MemoryBrowser, ResultsTable
+
+
+class MemtuiBase(App[int]):
+    """The app's options and shared helpers; the controllers add one screen area each."""
+
+    # State every area reads, set by the controller that owns it.
+    indexing: bool  # IndexController
+    tuning: Tuning  # TuningController
+
+    def __init__(self, manager: MemoryManager, *, now: datetime | None = None, keymap: dict[str, str] | None = None,
+                 debounce: float = 0.2, system_clipboard: bool = True, initial_query: str = "",
+                 auto_index: bool = True, screenshot_path: Path | None = None,
+                 provider_note: str | None = None) -> None:
+        super().__init__()
+        self.manager = manager
+        self.fixed_now = now
+        self.keymap_overrides = dict(keymap or {})
+        self.debounce = debounce
+        self.system_clipboard = system_clipboard
+        self.initial_query = initial_query
+        self.auto_index = auto_index
+        self.screenshot_path = screenshot_path
+        self.provider_note = provider_note
+
+    # -- time ---------------------------------------------------------------------------------
+
+    @property
+    def now(self) -> datetime:
+        """The frozen time under test, else the wall clock (UTC)."""
+        return self.fixed_now or datetime.now(UTC)
+
+    @property
+    def today(self) -> date:
+        """Today's date (local to `now`)."""
+        return self.now.date()
+
+    # -- widgets ------------------------------------------------------------------------------
+
+    @property
+    def browser(self) -> MemoryBrowser:
+        """The memory browser."""
+        return self.query_one("#browser", MemoryBrowser)
+
+    @property
+    def results(self) -> ResultsTable:
+        """The results table."""
+        return self.query_one("#results", ResultsTable)
+
+    @property
+    def viewer(self) -> FileViewer:
+        """The file viewer."""
+        return self.query_one("#viewer", FileViewer)
+
+    @property
+    def query_input(self) -> Input:
+        """The search box."""
+        return self.query_one("#query", Input)
+
+    def viewer_focused(self) -> bool:
+        """True when the focus is in the file viewer."""
+        return self.focused is not None and self.viewer in self.focused.ancestors_with_self
+
+    def resolve_rel(self, rel: str) -> Path:
+        """Absolute path of a workspace-relative memory path."""
+        return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
+
+    # -- clipboard ----------------------------------------------------------------------------
+
+    def copy_text(self, text: str, what: str) -> None:
+        """Copy to the system clipboard (pyperclip) or, without one, the terminal's (OSC 52); toast either way."""
+        self.copy_to_clipboard(text)
+        where = "terminal clipboard (OSC 52)"
+        if self.system_clipboard:
+            try:
+                pyperclip.copy(text)
+                where = "system clipboard"
+            except pyperclip.PyperclipException:
+                pass
+        self.notify(f"Copied {what} to the {where}")

@@ -1,0 +1,120 @@
+"""The index area: engine events turned into messages, the sync worker, the status bar and the status view."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+from textual import on, work
+from textual.worker import get_current_worker
+
+from memtui.index.events import IndexEvent
+from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted
+from memtui.tui.screens import ErrorModal, TextModal
+from memtui.tui.widgets import IndexStatusBar
+
+TUI_SYNC_REASON = "tui"
+
+
+class IndexController(MemtuiBase):
+    """Listens to the engine, runs syncs in a worker, and keeps the status bar current."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.indexing = False
+        self._quiet_sync = False
+        self._unsubscribe: Callable[[], None] | None = None
+
+    def listen_to_engine(self) -> None:
+        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty."""
+        self._unsubscribe = self.manager.subscribe(self._relay_index_event)
+        needs_index = self.manager.dirty or self.manager.store.read_meta() is None
+        if self.auto_index and needs_index and not self.manager.env.read_only:
+            self._quiet_sync = True
+            self.run_sync(force=False)
+
+    def on_unmount(self) -> None:
+        """Stop listening to the engine."""
+        if self._unsubscribe is not None:
+            self._unsubscribe()
+
+    def refresh_status(self) -> None:
+        """Redraw the status bar from `MemoryManager.status()`."""
+        status = self.manager.status()
+        status["profile"] = self.tuning.profile
+        self.query_one("#status-bar", IndexStatusBar).show_status(status, self.provider_note)
+
+    def _relay_index_event(self, event: IndexEvent) -> None:
+        """Called from any thread: turn engine events into messages."""
+        if event.kind == "started":
+            self.post_message(IndexStarted(event.reason))
+        elif event.kind == "progress" and event.progress is not None:
+            self.post_message(IndexProgress(event.progress))
+        elif event.kind == "finished" and event.report is not None:
+            self.post_message(IndexFinished(event.report))
+        elif event.kind == "failed" and event.reason != TUI_SYNC_REASON:
+            self.post_message(IndexFailed(event.error or "unknown error"))
+        elif event.kind == "file-changed":
+            self.post_message(FilesChanged(tuple(event.paths)))
+
+    def run_sync(self, *, force: bool) -> None:
+        """Start (or restart) the indexing worker."""
+        self.indexing = True
+        self.query_one("#status-bar", IndexStatusBar).start()
+        self._sync_worker(force)
+
+    @work(thread=True, exclusive=True, group="indexer", exit_on_error=False, description="Indexing memory")
+    def _sync_worker(self, force: bool) -> None:
+        worker = get_current_worker()
+        try:
+            self.manager.sync(force=force, reason=TUI_SYNC_REASON, should_stop=lambda: worker.is_cancelled)
+        except Exception as exc:
+            self.post_message(IndexFailed(str(exc) or type(exc).__name__))
+
+    @on(IndexStarted)
+    def _index_started(self, _message: IndexStarted) -> None:
+        self.indexing = True
+        self.query_one("#status-bar", IndexStatusBar).start()
+
+    @on(IndexProgress)
+    def _index_progress(self, message: IndexProgress) -> None:
+        self.query_one("#status-bar", IndexStatusBar).show_progress(message.progress)
+
+    @on(IndexFinished)
+    def _index_finished(self, message: IndexFinished) -> None:
+        self.indexing = False
+        self.query_one("#status-bar", IndexStatusBar).stop()
+        self.refresh_status()
+        report = message.report
+        if (report.files_changed or report.files_deleted) and not self._quiet_sync:
+            self.notify(f"Indexed {report.files_changed} changed file(s), {report.chunks_written} chunk(s)",
+                        title="Index")
+        self._quiet_sync = False
+
+    @on(IndexFailed)
+    def _index_failed(self, message: IndexFailed) -> None:
+        self.indexing = False
+        self.query_one("#status-bar", IndexStatusBar).stop()
+        self.refresh_status()
+        self.push_screen(ErrorModal("Indexing failed", message.error))
+
+    def action_sync(self) -> None:
+        """Incremental re-index."""
+        if self.manager.env.read_only:
+            self.notify("Read-only index: sync is disabled", severity="warning")
+            return
+        self.run_sync(force=False)
+
+    def action_rebuild(self) -> None:
+        """Full rebuild."""
+        if self.manager.env.read_only:
+            self.notify("Read-only index: rebuild is disabled", severity="warning")
+            return
+        self.run_sync(force=True)
+
+    def action_index_status(self) -> None:
+        """Show every status field."""
+        body = json.dumps(self.manager.status(), indent=2, ensure_ascii=False, default=str)
+        self.push_screen(TextModal("Index status", body))
