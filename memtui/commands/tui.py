@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from memtui.errors import PathError
 from memtui.index.watcher import MemoryWatcher
 from memtui.manager import MemoryManager
 
@@ -17,13 +18,19 @@ def run_app(args: argparse.Namespace) -> int:
     from memtui.tui.app import MemtuiApp
     from memtui.tui.keymap import load_keymap
 
+    state_dir = getattr(args, "state_dir", None)
+    if state_dir and not Path(state_dir).expanduser().is_dir():
+        raise PathError(f"--state-dir {state_dir} does not exist",
+                        "check the path; memtui does not create one, and `memtui demo` sets up a sample to explore")
     env = agent_from_args(args)
     keymap = load_keymap(env.memtui_dir)
     screenshot = getattr(args, "screenshot", None)
+    note = getattr(args, "provider_note", None)
+    if note is None and (getattr(args, "provider", None) or "").strip() == "none":
+        note = "started with --provider none"
     with MemoryManager(env) as manager:
         app = MemtuiApp(manager, keymap=keymap, initial_query=getattr(args, "query", None) or "",
-                        screenshot_path=Path(screenshot) if screenshot else None,
-                        provider_note=getattr(args, "provider_note", None))
+                        screenshot_path=Path(screenshot) if screenshot else None, provider_note=note)
         if screenshot:
             app.run(headless=True, size=SCREENSHOT_SIZE)
             return app.return_code or 0

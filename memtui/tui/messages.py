@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
 from memtui.index.indexer import Progress, SyncReport
 from memtui.search.engine import SearchResponse
+from memtui.tui.browser_model import BrowserEntry
 
 
 @dataclass
@@ -64,3 +66,28 @@ class FilesChanged(Message):
     """The watcher saw memory files change (workspace-relative paths)."""
 
     paths: tuple[str, ...]
+
+
+@dataclass
+class StatusReady(Message):
+    """`MemoryManager.status()`, computed in a worker."""
+
+    status: dict[str, Any]
+
+
+@dataclass
+class FilesListed(Message):
+    """The browser's entries, read from disk in a worker."""
+
+    entries: list[BrowserEntry]
+
+
+@dataclass
+class PromotionScored(Message):
+    """A hit to promote, with its score under the configured (not the live-tuned) settings."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float

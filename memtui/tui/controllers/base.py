@@ -22,7 +22,7 @@ class MemtuiBase(App[int]):
     tuning: Tuning  # TuningController
 
     def __init__(self, manager: MemoryManager, *, now: datetime | None = None, keymap: dict[str, str] | None = None,
-                 debounce: float = 0.2, system_clipboard: bool = True, initial_query: str = "",
+                 debounce: float = 0.0, system_clipboard: bool = True, initial_query: str = "",
                  auto_index: bool = True, screenshot_path: Path | None = None,
                  provider_note: str | None = None) -> None:
         super().__init__()

@@ -11,7 +11,8 @@ from textual.worker import get_current_worker
 
 from memtui.index.events import IndexEvent
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted
+from memtui.tui.explain import status_view
+from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted, StatusReady
 from memtui.tui.screens import ErrorModal, TextModal
 from memtui.tui.widgets import IndexStatusBar
 
@@ -24,6 +25,7 @@ class IndexController(MemtuiBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.indexing = False
+        self.last_status: dict[str, Any] | None = None
         self._quiet_sync = False
         self._unsubscribe: Callable[[], None] | None = None
 
@@ -41,10 +43,22 @@ class IndexController(MemtuiBase):
             self._unsubscribe()
 
     def refresh_status(self) -> None:
-        """Redraw the status bar from `MemoryManager.status()`."""
-        status = self.manager.status()
-        status["profile"] = self.tuning.profile
-        self.query_one("#status-bar", IndexStatusBar).show_status(status, self.provider_note)
+        """Recompute `MemoryManager.status()` in a worker; the status bar redraws when it arrives."""
+        self._status_worker()
+
+    @work(thread=True, exclusive=True, group="status", exit_on_error=False, description="Reading the status")
+    def _status_worker(self) -> None:
+        try:
+            status = self.manager.status()
+        except Exception as exc:
+            self.post_message(IndexFailed(f"cannot read the index status: {exc}"))
+            return
+        self.post_message(StatusReady(status))
+
+    @on(StatusReady)
+    def _status_ready(self, message: StatusReady) -> None:
+        self.last_status = message.status
+        self.query_one("#status-bar", IndexStatusBar).show_status(message.status, self.provider_note)
 
     def _relay_index_event(self, event: IndexEvent) -> None:
         """Called from any thread: turn engine events into messages."""
@@ -115,6 +129,9 @@ class IndexController(MemtuiBase):
         self.run_sync(force=True)
 
     def action_index_status(self) -> None:
-        """Show every status field."""
-        body = json.dumps(self.manager.status(), indent=2, ensure_ascii=False, default=str)
-        self.push_screen(TextModal("Index status", body))
+        """Show the status, readable (`c` copies it as JSON); it is as fresh as the last sync or save."""
+        if self.last_status is None:
+            self.notify("The status is still being read; try again in a moment", severity="warning")
+            return
+        body = json.dumps(self.last_status, indent=2, ensure_ascii=False, default=str)
+        self.push_screen(TextModal("Index status", status_view(self.last_status), copy_text=body))
