@@ -24,6 +24,7 @@ from memtui.tui.controllers import (
     TuningController,
 )
 from memtui.tui.keys import keys_display
+from memtui.tui.lag import TICK, LagProbe
 from memtui.tui.screens import HelpScreen
 from memtui.tui.screens.help import help_intro, key_rows, live_bindings
 from memtui.tui.widgets import (
@@ -112,6 +113,9 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             self.results.focus()
         if self.screenshot_path is not None:
             self.set_interval(0.1, self._screenshot_when_idle)
+        probe = LagProbe.from_env()
+        if probe is not None:
+            self.set_interval(TICK, lambda: probe.sample(self.indexing))
 
     # -- screens ------------------------------------------------------------------------------
 

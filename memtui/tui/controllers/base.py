@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pyperclip
 from textual.app import App
+from textual.widget import Widget
 from textual.widgets import Input
 
 from memtui.manager import MemoryManager
@@ -69,6 +70,14 @@ class MemtuiBase(App[int]):
     def query_input(self) -> Input:
         """The search box."""
         return self.query_one("#query", Input)
+
+    def focus_now(self, widget: Widget) -> None:
+        """Focus `widget` at once (not on the next message), so keys typed right after a key that moved the
+        focus reach the new pane."""
+        if self.screen is self.screen_stack[0]:
+            self.screen.set_focus(widget)
+        else:
+            widget.focus()
 
     def viewer_focused(self) -> bool:
         """True when the focus is in the file viewer."""

@@ -78,13 +78,13 @@ class BrowserController(MemtuiBase):
             node = self.browser.find(entries[0].rel)
             if node is not None:
                 self.browser.move_cursor(node)
-        self.browser.focus()
+        self.focus_now(self.browser)
 
     def action_filter_files(self) -> None:
         """Show and focus the file filter above the browser (escape clears and hides it)."""
         box = self.query_one("#browser-filter", Input)
         box.display = True
-        box.focus()
+        self.focus_now(box)
 
     def action_clear_file_filter(self) -> None:
         """Clear and hide the file filter and go back to the full file list."""
@@ -93,7 +93,7 @@ class BrowserController(MemtuiBase):
         box.display = False
         self.browser.set_filter("")
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
-        self.browser.focus()
+        self.focus_now(self.browser)
 
     # -- the viewer ---------------------------------------------------------------------------
 
@@ -124,7 +124,7 @@ class BrowserController(MemtuiBase):
             return
         viewer.set_mode("raw" if viewer.mode == "rendered" else "rendered")
         self.query_one("#detail", TabbedContent).active = "tab-file"
-        viewer.content_widget.focus()
+        self.focus_now(viewer.content_widget)
 
     @on(TextArea.Changed, "#viewer-text")
     def _text_changed(self, _event: TextArea.Changed) -> None:

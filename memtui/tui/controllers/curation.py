@@ -44,7 +44,7 @@ class CurationController(MemtuiBase):
         area = viewer.text_area
         area.selection = Selection.cursor(area.cursor_location)  # the first key must not replace a hit's lines
         self.query_one("#detail", TabbedContent).active = "tab-file"
-        area.focus()
+        self.focus_now(area)
 
     def action_save(self) -> None:
         """Save the editor atomically; on a conflict, ask."""

@@ -41,14 +41,14 @@ class PaneController(MemtuiBase):
         if side.display != shown:
             side.display = shown
             if not shown and self.focused is not None and side in self.focused.ancestors_with_self:
-                self.results.focus()
+                self.focus_now(self.results)
 
     def action_toggle_sidebar(self) -> None:
         """Show or hide the file browser."""
         self.sidebar_wanted = not self.query_one("#side").display
         self._apply_sidebar()
         if self.sidebar_wanted:
-            self.browser.focus()
+            self.focus_now(self.browser)
 
     def pane_widget(self, name: str) -> Widget | None:
         """The widget that takes the focus for a numbered pane."""
@@ -72,7 +72,7 @@ class PaneController(MemtuiBase):
             self.screen.minimize()
         widget = self.pane_widget(name)
         if widget is not None:
-            widget.focus()
+            self.screen.set_focus(widget)  # at once: keys typed right after the jump go to the pane
 
     def action_toggle_zoom(self) -> None:
         """Maximise the focused pane, or restore the layout."""

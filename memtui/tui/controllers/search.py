@@ -56,17 +56,17 @@ class SearchController(MemtuiBase):
         if self._search_timer is not None:
             self.schedule_search(retune=False, delay=0)
         self.history.add(self.query_input.value)
-        self.results.focus()
+        self.focus_now(self.results)
 
     def action_leave_search(self) -> None:
         """Leave the search box for the results (or the files when there are none); the query stays."""
         self.history.add(self.query_input.value)
         if self.results.row_count:
-            self.results.focus()
+            self.focus_now(self.results)
         elif self.query_one("#side").display:
-            self.browser.focus()
+            self.focus_now(self.browser)
         else:
-            self.query_one("#trace", TracePanel).focus()
+            self.focus_now(self.query_one("#trace", TracePanel))
 
     def action_history(self, direction: int) -> None:
         """Put an earlier (-1) or later (+1) query in the box."""
@@ -175,7 +175,7 @@ class SearchController(MemtuiBase):
     def _present(self, hit: Candidate) -> None:
         """Opening with a query: focus the results (first hit highlighted, its trace shown) and load the hit's
         file at its lines in the File tab."""
-        self.results.focus()
+        self.focus_now(self.results)
         self.results.move_cursor(row=0, animate=False)
         try:
             self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
@@ -240,8 +240,8 @@ class SearchController(MemtuiBase):
     # -- actions ------------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        """Focus the query box."""
-        self.query_input.focus()
+        """Focus the query box (at once, so keys typed right after `/` land in it)."""
+        self.screen.set_focus(self.query_input)
 
     def action_open_hit(self) -> None:
         """Open the highlighted hit's file at its lines."""
@@ -250,7 +250,7 @@ class SearchController(MemtuiBase):
             self.notify("No hit highlighted", severity="warning")
             return
         self.open_file(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
-        self.viewer.text_area.focus()
+        self.focus_now(self.viewer.text_area)
 
     def action_explain_query(self) -> None:
         """Show the query-level explanation."""

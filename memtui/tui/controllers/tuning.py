@@ -46,7 +46,7 @@ class TuningController(MemtuiBase):
         if panel is not None and panel.display:
             panel.display = False
             self.query_one("#body", Horizontal).remove_class("-tuning")
-            self.results.focus()
+            self.focus_now(self.results)
         else:
             self.show_tuning()
 
