@@ -38,9 +38,10 @@ import pyte
 
 ROOT = Path(__file__).resolve().parents[1]
 COLS, ROWS = 120, 36
-WORDS = ("postgres redis kafka deploy rollback incident latency billing invoice argo cluster replica schema "
-         "migration timeout alert pager oncall budget token session memory embedding vector search index cache "
-         "eviction policy tenant customer contract renewal roadmap quarter metric dashboard").split()
+WORDS = ("postgres", "redis", "kafka", "deploy", "rollback", "incident", "latency", "billing", "invoice", "argo",
+         "cluster", "replica", "schema", "migration", "timeout", "alert", "pager", "oncall", "budget", "token",
+         "session", "memory", "embedding", "vector", "search", "index", "cache", "eviction", "policy", "tenant",
+         "customer", "contract", "renewal", "roadmap", "quarter", "metric", "dashboard")
 
 
 def build(root: Path, notes: int) -> tuple[Path, Path, dict[str, str]]:
@@ -117,15 +118,30 @@ class Terminal:
         os.waitpid(self.pid, 0)
 
 
+def touch(workspace: Path, tickets: dict[str, str], count: int = 50) -> int:
+    """Edit `count` daily logs and add `count` new ones (dated after the newest), as a day of work would; returns
+    how many files were added."""
+    for rel in list(tickets.values())[:count]:
+        with (workspace / rel).open("a", encoding="utf-8") as log:
+            log.write("- follow-up: checked again, still fine\n")
+    newest = max(date.fromisoformat(rel[7:17]) for rel in tickets.values())
+    for offset in range(1, count + 1):
+        day = newest + timedelta(days=offset)
+        (workspace / "memory" / f"{day.isoformat()}.md").write_text(f"# {day.isoformat()}\n\n- planned work\n",
+                                                                     encoding="utf-8")
+    return count
+
+
 def stalls(log: Path, since: float = 0.0) -> tuple[float, float]:
-    """(longest stall while indexing, longest otherwise) in ms, from the probe's lines after `since`."""
-    busy, idle = [0.0], [0.0]
+    """(longest stall while indexing, longest of all) in ms, from the probe's lines after `since`."""
+    busy: list[float] = []
+    idle: list[float] = []
     if log.exists():
         for line in log.read_text().splitlines():
             stamp, worst, indexing = line.split()
             if float(stamp) >= since:
                 (busy if indexing == "1" else idle).append(float(worst))
-    return max(busy), max(idle)
+    return max(busy, default=float("nan")), max([*busy, *idle], default=float("nan"))
 
 
 def run(notes: int, built: bool, queries: int) -> dict[str, float]:
@@ -144,8 +160,8 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
         term = Terminal([python, "-m", "memtui", *common], env)
         try:
             first_frame = term.wait_for("3 Results")
-            status = first_frame + term.wait_for(f"{notes + 1:,} files", timeout=600)
-            term.wait_for("clean", timeout=600)
+            status = first_frame + term.wait_for(f"{notes + 1:,} files · ", timeout=600)
+            term.wait_for(f"{notes + 1:,} chunks · clean", timeout=600)
             index_stall, _ = stalls(log)
             latencies = []
             chosen = random.Random(3).sample(sorted(tickets), queries)
@@ -162,9 +178,11 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
                 term.wait_for(tickets[ticket].removeprefix("memory/") + ":", timeout=30)
                 latencies.append(time.perf_counter() - start)
             term.send("\x1b")  # leave the box
+            changed = touch(workspace, tickets)
             synced_at = time.perf_counter()
             term.send("\x12")  # ctrl+r: sync
-            time.sleep(2.0)
+            term.wait_for(f"{notes + 1 + changed:,} files · ", timeout=600)
+            time.sleep(1.0)
             term.pump(0.1)
             _, after_sync = stalls(log, since=synced_at)
         finally:

@@ -26,6 +26,7 @@ class UserAction:
     help: str
     panes: tuple[str, ...] = ("app",)
     footer: bool = False
+    priority: bool = False  # handled before the focused widget sees the key (off while a text box has the focus)
 
     @property
     def name(self) -> str:
@@ -38,16 +39,17 @@ HIT_PANES = ("results", "trace", "viewer")
 ACTIONS: tuple[UserAction, ...] = (
     # -- everywhere on the main screen ----------------------------------------------------------
     UserAction("search.focus", "slash", "focus_search", "search: Focus the query box", "search",
-               "Jump to the search box; typing re-runs the search live.", footer=True),
+               "Jump to the search box; typing re-runs the search live.", footer=True, priority=True),
     UserAction("pane.search", "1", "focus_pane('search')", "view: Go to the search box", "search",
-               "Number keys jump between the panes, as numbered in their titles."),
+               "Number keys jump between the panes, as numbered in their titles.", priority=True),
     UserAction("pane.files", "2", "focus_pane('files')", "view: Go to the files", "files",
-               "The file browser (shown again if it was collapsed)."),
-    UserAction("pane.results", "3", "focus_pane('results')", "view: Go to the results", "results", "The hits."),
+               "The file browser (shown again if it was collapsed).", priority=True),
+    UserAction("pane.results", "3", "focus_pane('results')", "view: Go to the results", "results", "The hits.",
+               priority=True),
     UserAction("pane.detail", "4", "focus_pane('detail')", "view: Go to the trace / file", "detail",
-               "The trace of the highlighted hit, or the open file."),
+               "The trace of the highlighted hit, or the open file.", priority=True),
     UserAction("pane.tuning", "5", "focus_pane('tuning')", "view: Go to the tuning panel", "tuning",
-               "Opens the tuning panel when it is hidden."),
+               "Opens the tuning panel when it is hidden.", priority=True),
     UserAction("view.zoom", "z", "toggle_zoom", "view: Maximise / restore the focused pane", "zoom",
                "The focused pane fills the screen; z or escape restores the layout."),
     UserAction("view.sidebar", "b", "toggle_sidebar", "view: Show / hide the file browser", "files",
@@ -124,5 +126,8 @@ ACTIONS_BY_ID = {a.id: a for a in ACTIONS}
 def bindings_for(pane: str) -> list[Binding]:
     """Textual bindings of the actions bound in `pane` ("app" for the app), each with its id for the keymap."""
     prefix = "" if pane == "app" else "app."
-    return [Binding(a.keys, prefix + a.action, a.label, show=a.footer, id=a.id, tooltip=a.help)
-            for a in ACTIONS if pane in a.panes]
+    return [Binding(a.keys, prefix + a.action, a.label, show=a.footer, id=a.id, tooltip=a.help,
+                    priority=a.priority) for a in ACTIONS if pane in a.panes]
+
+
+PRIORITY_ACTIONS = frozenset(a.name for a in ACTIONS if a.priority)

@@ -11,9 +11,9 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
 
-from memtui.tui.actions import ACTIONS, bindings_for
+from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for
 from memtui.tui.commands import MemtuiCommands
 from memtui.tui.controllers import (
     BrowserController,
@@ -63,11 +63,18 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             return not isinstance(self.screen, ModalScreen)
         if self.screen is not self.screen_stack[0]:
             return action not in MAIN_SCREEN_ACTIONS
+        if action in PRIORITY_ACTIONS and self.typing():
+            return False
         if action in EDITOR_ACTIONS:
             return self.viewer.editing
         if action == "clear_file_filter":
             return bool(self.browser.filter_text) or self.query_one("#browser-filter").display
         return True
+
+    def typing(self) -> bool:
+        """True while a text box (the query, the filter, the editor) has the focus: printable keys type."""
+        focused = self.focused
+        return isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
 
     def get_key_display(self, binding: Binding) -> str:
         """Keys as people write them (`/`, `?`, `F1`, `Esc`)."""

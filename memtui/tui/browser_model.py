@@ -130,6 +130,17 @@ class Listing:
                 counts[entry.day.month] = counts.get(entry.day.month, 0) + 1
         return dict(sorted(counts.items(), reverse=True))
 
+    def group_counts(self) -> dict[tuple[object, ...], int]:
+        """Entries per group key — ("year", y), ("month", y, m), (section,) — in one pass."""
+        counts: dict[tuple[object, ...], int] = {}
+        for entry in self.entries.values():
+            keys: tuple[tuple[object, ...], ...] = ((entry.section,),)
+            if entry.day is not None:
+                keys = (("year", entry.day.year), ("month", entry.day.year, entry.day.month))
+            for key in keys:
+                counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def in_group(self, group: tuple[object, ...]) -> list[BrowserEntry]:
         """The entries of one group: ("month", year, month), (section,) or ("",) for the top level."""
         if group[0] == "month":

@@ -83,6 +83,14 @@ class FilesListed(Message):
 
 
 @dataclass
+class FilesTracked(Message):
+    """Changed paths checked on disk in a worker: entries to add or replace, paths to remove."""
+
+    added: list[BrowserEntry]
+    removed: list[str]
+
+
+@dataclass
 class PromotionScored(Message):
     """A hit to promote, with its score under the configured (not the live-tuned) settings."""
 

@@ -54,6 +54,14 @@ class Tmux:
             time.sleep(0.1)
         raise AssertionError(f"{needle!r} not on the screen after {timeout} s:\n{self.screen()}")
 
+    def wait_gone(self, needle: str, timeout: float = 30.0) -> None:
+        """Wait until `needle` has left the screen (a dialog closed)."""
+        deadline = time.monotonic() + timeout
+        while needle in self.screen():
+            if time.monotonic() > deadline:
+                raise AssertionError(f"{needle!r} still on the screen after {timeout} s:\n{self.screen()}")
+            time.sleep(0.1)
+
     def close(self) -> None:
         """End the session."""
         subprocess.run(["tmux", "kill-session", "-t", self.name], check=False, capture_output=True)
@@ -97,7 +105,7 @@ def test_the_readme_keys_in_a_real_terminal(demo_app) -> None:
     tmux.keys("x")
     tmux.wait_for("Keyword query")
     tmux.keys("q")
-    tmux.wait_for("w why")
+    tmux.wait_gone("Keyword query")
     # Enter opens the hit at its lines; `v` toggles rendered / raw.
     tmux.keys("Enter")
     tmux.wait_for("· raw")
@@ -107,6 +115,7 @@ def test_the_readme_keys_in_a_real_terminal(demo_app) -> None:
     tmux.keys("3", "w")
     tmux.wait_for("Why (not)")
     tmux.keys("Escape")
+    tmux.wait_gone("Why (not)")
     # `t` tuning; an arrow changes a knob; the status bar says tuned; ctrl+t resets.
     tmux.keys("t")
     tmux.wait_for("5 Tuning")
@@ -129,13 +138,16 @@ def test_the_readme_keys_in_a_real_terminal(demo_app) -> None:
     tmux.wait_for("Bootstrap")
     tmux.keys("?")
     tmux.wait_for("memtui: sessions")
-    tmux.keys("Escape", "Escape")
+    tmux.keys("Escape")
+    tmux.wait_gone("memtui: sessions")
+    tmux.keys("Escape")
     tmux.wait_for("3 Results")
     # `?` on the main screen lists keys as people write them.
     tmux.keys("?")
     shown = tmux.wait_for("memtui: keys")
     assert "slash" not in shown and "question_mark" not in shown
     tmux.keys("Escape")
+    tmux.wait_gone("memtui: keys")
     # `q` quits.
     tmux.keys("q")
     deadline = time.monotonic() + 10

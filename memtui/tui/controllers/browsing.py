@@ -4,19 +4,28 @@ filter, opening files, rendered / raw, reloads on change."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from textual import on, work
+from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TextArea, Tree
 
 from memtui.tui.browser_model import BrowserEntry, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.messages import FilesChanged, FilesListed, IndexFinished
+from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
 from memtui.tui.widgets import TracePanel
+
+TRACK_DELAY = 0.1  # seconds of file events gathered into one tree update
 
 
 class BrowserController(MemtuiBase):
     """Lists the memory files, opens one in the viewer, and keeps the open file in step with the disk."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._changed_paths: set[str] = set()
+        self._track_timer: Timer | None = None
 
     def refresh_browser(self) -> None:
         """Re-read the file list from disk in a worker; the tree takes only the differences."""
@@ -41,19 +50,40 @@ class BrowserController(MemtuiBase):
         if message.report.files_changed or message.report.files_deleted:
             self.refresh_browser()
 
-    def track_file(self, rel: str) -> None:
-        """Show a file memtui just wrote (or removed) without re-reading the whole list."""
-        path = self.resolve_rel(rel)
-        if path.is_file():
-            self.browser.apply([entry_for(self.manager.env.workspace_dir, rel, path)], [])
-        else:
-            self.browser.apply([], [rel])
+    def track_files(self, rels: tuple[str, ...] | list[str]) -> None:
+        """Show files memtui (or the watcher) saw written or removed: paths gathered for a tenth of a second,
+        checked on disk in a worker, then one update of the tree (no re-listing)."""
+        self._changed_paths.update(rel for rel in rels if not rel.startswith("/"))
+        if self._track_timer is None:
+            self._track_timer = self.set_timer(TRACK_DELAY, self._flush_changes)
+
+    def _flush_changes(self) -> None:
+        self._track_timer = None
+        paths, self._changed_paths = sorted(self._changed_paths), set()
+        if paths:
+            self._track_worker(paths)
+
+    @work(thread=True, group="tracking", exit_on_error=False, description="Checking changed files")
+    def _track_worker(self, rels: list[str]) -> None:
+        workspace = self.manager.env.workspace_dir
+        added: list[BrowserEntry] = []
+        removed: list[str] = []
+        for rel in rels:
+            path = workspace / rel
+            if path.is_file():
+                added.append(entry_for(workspace, rel, path))
+            else:
+                removed.append(rel)
+        self.post_message(FilesTracked(added, removed))
+
+    @on(FilesTracked)
+    def _files_tracked(self, message: FilesTracked) -> None:
+        self.browser.apply(message.added, message.removed)
+        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
 
     @on(FilesChanged)
     def _files_changed(self, message: FilesChanged) -> None:
-        for rel in message.paths:
-            if not rel.startswith("/"):
-                self.track_file(rel)
+        self.track_files(message.paths)
         viewer = self.viewer
         if viewer.rel is not None and viewer.rel in message.paths:
             if viewer.dirty:

@@ -200,7 +200,7 @@ class CurationController(MemtuiBase):
             self.notify(f"Appended to {rel}")
             if self.viewer.rel == rel and not self.viewer.dirty:
                 self.viewer.reload()
-            self.track_file(rel)
+            self.track_files([rel])
             self._after_write()
 
         target = daily_log_path(self.manager.env.workspace_dir, self.today).name
@@ -231,7 +231,7 @@ class CurationController(MemtuiBase):
             return
         if self.viewer.rel == rel and not self.viewer.dirty:
             self.viewer.reload()
-        self.track_file(rel)
+        self.track_files([rel])
         self._after_write()
 
     def _place(self) -> tuple[str, int] | None:

@@ -170,6 +170,8 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
 
     def apply(self, added: list[BrowserEntry], removed: list[str]) -> None:
         """Add, replace or remove single entries (from file events) without rebuilding the tree."""
+        if not added and not removed:
+            return
         self.listing.apply(added, removed)
         if self.filter_text:
             self._rebuild()
@@ -229,15 +231,12 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
         return None
 
     def _recount(self) -> None:
+        """Refresh every group's count label (one pass over the listing)."""
+        counts = self.listing.group_counts()
         for key, node in self._group_nodes.items():
-            if key[0] == "year":
-                count = self.listing.years().get(int(key[1]), 0)  # type: ignore[call-overload]
-                node.set_label(_count_label(str(key[1]), count))
-            elif key[0] == "month":
-                count = self.listing.months(int(key[1])).get(int(key[2]), 0)  # type: ignore[call-overload]
-                node.set_label(_count_label(MONTHS[int(key[2]) - 1], count))  # type: ignore[call-overload]
-            else:
-                node.set_label(_count_label(str(key[0]), len(self.listing.in_group(key))))
+            name = str(key[1]) if key[0] == "year" else MONTHS[int(key[2]) - 1] if key[0] == "month" else \
+                str(key[0])  # type: ignore[call-overload]
+            node.set_label(_count_label(name, counts.get(key, 0)))
 
     # -- lookups ------------------------------------------------------------------------------
 

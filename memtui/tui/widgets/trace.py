@@ -19,6 +19,7 @@ from memtui.tools import format_citation
 from memtui.tui.actions import bindings_for
 
 SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
+FLAT_BM25 = 0.005  # |bm25| under this: the terms are everywhere (IDF ≈ 0)
 STACKED_TEXT_LINES = 4  # chunk lines shown above the numbers when they are stacked (the viewer has the rest)
 
 
@@ -60,6 +61,8 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     else:
         rows.append(("score", f"{response.mode}: cosine {_fmt(hit.base_score)}"))
     how = f" ({response.text_normalization})" if response.text_normalization else ""
+    if hit.bm25 is not None and abs(hit.bm25) < FLAT_BM25:
+        how += " · bm25 ≈ 0: the matched words are in nearly every chunk, so they tell chunks apart hardly at all"
     rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}{how}"
                  if hit.text_rank is not None else "not a keyword candidate (text counts as 0)"))
     if response.mode != "fts-only":
