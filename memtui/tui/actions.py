@@ -78,7 +78,7 @@ ACTIONS: tuple[UserAction, ...] = (
     UserAction("search.submit", "enter", "submit_search", "search: Run now and go to the results", "results",
                "Runs the query at once and moves to the results.", ("search",), True),
     UserAction("search.leave", "escape", "leave_search", "search: Leave the search box", "leave",
-               "Back to the pane you came from; the query stays.", ("search",), True),
+               "To the results (or the files when there are none); the query stays.", ("search",), True),
     UserAction("search.older", "up", "history(-1)", "search: Previous query", "history",
                "Earlier queries (kept in <state>/memtui/history.json).", ("search",), True),
     UserAction("search.newer", "down", "history(1)", "search: Next query", "newer", "Back towards the newest.",

@@ -7,6 +7,8 @@ own all UI state.
 
 from __future__ import annotations
 
+import sys
+
 from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
@@ -40,6 +42,7 @@ from memtui.tui.widgets import (
 SCREEN_INDEPENDENT = frozenset({"help", "quit"})
 MAIN_SCREEN_ACTIONS = frozenset(a.name for a in ACTIONS) - SCREEN_INDEPENDENT
 EDITOR_ACTIONS = frozenset({"save", "leave_edit"})
+GIL_SWITCH = 0.001  # seconds a worker thread may hold the GIL while the UI thread waits (Python's default: 5 ms)
 SCREENSHOT_IDLE_TICKS = 12  # 1.2 s idle: the footer, rebuilt on focus changes, paints late headless
 # The panes of the main screen's help, in screen order: (title, selector of the widget holding its keys).
 HELP_PANES = (("Search box", "#query"), ("Files", "#browser"), ("Results", "#results"), ("Trace", "#trace"),
@@ -108,8 +111,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self.query_one("#browser").border_title = "2 Files"
         self.results.border_title = "3 Results"
         self.query_one("#detail").border_title = "4 Trace · File"
+        sys.setswitchinterval(GIL_SWITCH)
         self.refresh_browser()
-        self.refresh_status()
         self.listen_to_engine()
         self._apply_sidebar()
         if self.initial_query:

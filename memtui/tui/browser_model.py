@@ -91,10 +91,11 @@ def list_entries(workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir
 
 
 class Listing:
-    """The entries by path, with the changes that turn one listing into another."""
+    """The entries by path, grouped once (by year, month and section) until the next change."""
 
     def __init__(self, entries: Iterable[BrowserEntry] = ()) -> None:
         self.entries: dict[str, BrowserEntry] = {e.rel: e for e in entries}
+        self._groups: dict[tuple[object, ...], list[BrowserEntry]] | None = None
 
     def diff(self, entries: Iterable[BrowserEntry]) -> tuple[list[BrowserEntry], list[str]]:
         """(added or changed, removed paths) to go from this listing to `entries`."""
@@ -109,44 +110,39 @@ class Listing:
             self.entries.pop(rel, None)
         for entry in added:
             self.entries[entry.rel] = entry
+        self._groups = None
 
     def matching(self, needle: str) -> list[BrowserEntry]:
         """Entries whose path contains `needle` (lower case), in listing order."""
         return sorted((e for e in self.entries.values() if e.matches(needle)), key=BrowserEntry.sort_key)
 
+    def _grouped(self) -> dict[tuple[object, ...], list[BrowserEntry]]:
+        if self._groups is None:
+            groups: dict[tuple[object, ...], list[BrowserEntry]] = {}
+            for entry in sorted(self.entries.values(), key=BrowserEntry.sort_key):
+                keys: tuple[tuple[object, ...], ...] = ((entry.section,),)
+                if entry.day is not None:
+                    keys = (("year", entry.day.year), ("month", entry.day.year, entry.day.month))
+                for key in keys:
+                    groups.setdefault(key, []).append(entry)
+            self._groups = groups
+        return self._groups
+
+    def group_counts(self) -> dict[tuple[object, ...], int]:
+        """Entries per group key: ("year", y), ("month", y, m), (section,) and ("",) for the top level."""
+        return {key: len(entries) for key, entries in self._grouped().items()}
+
     def years(self) -> dict[int, int]:
         """Year → number of daily logs, newest first."""
-        counts: dict[int, int] = {}
-        for entry in self.entries.values():
-            if entry.day is not None:
-                counts[entry.day.year] = counts.get(entry.day.year, 0) + 1
-        return dict(sorted(counts.items(), reverse=True))
+        found = [(int(str(key[1])), len(entries)) for key, entries in self._grouped().items() if key[0] == "year"]
+        return dict(sorted(found, reverse=True))
 
     def months(self, year: int) -> dict[int, int]:
         """Month → number of daily logs of `year`, newest first."""
-        counts: dict[int, int] = {}
-        for entry in self.entries.values():
-            if entry.day is not None and entry.day.year == year:
-                counts[entry.day.month] = counts.get(entry.day.month, 0) + 1
-        return dict(sorted(counts.items(), reverse=True))
-
-    def group_counts(self) -> dict[tuple[object, ...], int]:
-        """Entries per group key — ("year", y), ("month", y, m), (section,) — in one pass."""
-        counts: dict[tuple[object, ...], int] = {}
-        for entry in self.entries.values():
-            keys: tuple[tuple[object, ...], ...] = ((entry.section,),)
-            if entry.day is not None:
-                keys = (("year", entry.day.year), ("month", entry.day.year, entry.day.month))
-            for key in keys:
-                counts[key] = counts.get(key, 0) + 1
-        return counts
+        found = [(int(str(key[2])), len(entries)) for key, entries in self._grouped().items()
+                 if key[0] == "month" and key[1] == year]
+        return dict(sorted(found, reverse=True))
 
     def in_group(self, group: tuple[object, ...]) -> list[BrowserEntry]:
         """The entries of one group: ("month", year, month), (section,) or ("",) for the top level."""
-        if group[0] == "month":
-            year, month = group[1], group[2]
-            chosen = [e for e in self.entries.values() if e.day is not None and (e.day.year, e.day.month) ==
-                      (year, month)]
-        else:
-            chosen = [e for e in self.entries.values() if e.section == group[0]]
-        return sorted(chosen, key=BrowserEntry.sort_key)
+        return list(self._grouped().get(group, []))

@@ -58,7 +58,8 @@ def status_view(status: dict[str, Any]) -> Text:
     _section(text, "Index")
     _row(text, "agent", status["agentId"])
     _row(text, "files · chunks", f"{status['files']:,} · {status['chunks']:,}")
-    _row(text, "on disk", f"{status['scan']['memoryFiles']:,} memory files")
+    if status["scan"]["memoryFiles"] is not None:
+        _row(text, "on disk", f"{status['scan']['memoryFiles']:,} memory files")
     _row(text, "state", "dirty (a sync is due)" if status["dirty"] else "clean", "yellow" if status["dirty"] else "")
     _row(text, "database", status["dbPath"])
     _row(text, "workspace", status["workspaceDir"])

@@ -70,9 +70,10 @@ class FilesChanged(Message):
 
 @dataclass
 class StatusReady(Message):
-    """`MemoryManager.status()`, computed in a worker."""
+    """`MemoryManager.status()`, computed in a worker; `full` (with the files on disk) opens the status view."""
 
     status: dict[str, Any]
+    full: bool = False
 
 
 @dataclass

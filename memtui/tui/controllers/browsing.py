@@ -47,7 +47,10 @@ class BrowserController(MemtuiBase):
 
     @on(IndexFinished)
     def _relist_after_index(self, message: IndexFinished) -> None:
-        if message.report.files_changed or message.report.files_deleted:
+        # File events keep the list current; re-read it only when the index saw a different set of files.
+        indexed = sum(1 for e in self.browser.listing.entries.values() if e.kind in ("memory", "daily", "note",
+                                                                                       "extra"))
+        if message.report.files_deleted or (self.browser.listed and indexed != message.report.files_total):
             self.refresh_browser()
 
     def track_files(self, rels: tuple[str, ...] | list[str]) -> None:

@@ -30,12 +30,15 @@ class IndexController(MemtuiBase):
         self._unsubscribe: Callable[[], None] | None = None
 
     def listen_to_engine(self) -> None:
-        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty."""
+        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty (the
+        status is read when it is done), else the status is read now."""
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
         needs_index = self.manager.dirty or self.manager.store.read_meta() is None
         if self.auto_index and needs_index and not self.manager.env.read_only:
             self._quiet_sync = True
             self.run_sync(force=False)
+        else:
+            self.refresh_status()
 
     def on_unmount(self) -> None:
         """Stop listening to the engine."""
@@ -43,22 +46,26 @@ class IndexController(MemtuiBase):
             self._unsubscribe()
 
     def refresh_status(self) -> None:
-        """Recompute `MemoryManager.status()` in a worker; the status bar redraws when it arrives."""
-        self._status_worker()
+        """Recompute `MemoryManager.status()` in a worker (without the walk that counts files on disk); the
+        status bar redraws when it arrives."""
+        self._status_worker(False)
 
     @work(thread=True, exclusive=True, group="status", exit_on_error=False, description="Reading the status")
-    def _status_worker(self) -> None:
+    def _status_worker(self, full: bool) -> None:
         try:
-            status = self.manager.status()
+            status = self.manager.status(scan=full)
         except Exception as exc:
             self.post_message(IndexFailed(f"cannot read the index status: {exc}"))
             return
-        self.post_message(StatusReady(status))
+        self.post_message(StatusReady(status, full))
 
     @on(StatusReady)
     def _status_ready(self, message: StatusReady) -> None:
         self.last_status = message.status
         self.query_one("#status-bar", IndexStatusBar).show_status(message.status, self.provider_note)
+        if message.full:
+            body = json.dumps(message.status, indent=2, ensure_ascii=False, default=str)
+            self.push_screen(TextModal("Index status", status_view(message.status), copy_text=body))
 
     def _relay_index_event(self, event: IndexEvent) -> None:
         """Called from any thread: turn engine events into messages."""
@@ -129,9 +136,5 @@ class IndexController(MemtuiBase):
         self.run_sync(force=True)
 
     def action_index_status(self) -> None:
-        """Show the status, readable (`c` copies it as JSON); it is as fresh as the last sync or save."""
-        if self.last_status is None:
-            self.notify("The status is still being read; try again in a moment", severity="warning")
-            return
-        body = json.dumps(self.last_status, indent=2, ensure_ascii=False, default=str)
-        self.push_screen(TextModal("Index status", status_view(self.last_status), copy_text=body))
+        """Read the full status in a worker and show it, readable (`c` copies it as JSON)."""
+        self._status_worker(True)

@@ -34,16 +34,17 @@ def live_bindings(node: DOMNode, keymap: dict[str, str]) -> list[Binding]:
 
 
 def key_rows(bindings: list[Binding]) -> list[KeyRow]:
-    """(keys, label, help, id) of the bindings a user would look up (system ones left out)."""
+    """(keys, label, help, id) of memtui's bindings and any shown in the footer (the widgets' built-in cursor
+    keys, and system ones, left out)."""
     return [(keys_display(b.key), b.description, b.tooltip if b.tooltip != b.description else "", b.id or "")
-            for b in bindings if b.description and not b.system]
+            for b in bindings if b.description and not b.system and (b.id or b.show)]
 
 
 def keys_table(rows: list[KeyRow]) -> Table:
     """One line per key: keys, label, help (cut with an ellipsis), id."""
     table = Table.grid(padding=(0, 2), expand=True)
-    table.add_column(style="bold", no_wrap=True, min_width=10)
-    table.add_column(no_wrap=True, min_width=12)
+    table.add_column(style="bold", no_wrap=True, min_width=8, max_width=14, overflow="ellipsis")
+    table.add_column(no_wrap=True, min_width=10, max_width=14, overflow="ellipsis")
     table.add_column(style="dim", no_wrap=True, overflow="ellipsis", ratio=1)
     table.add_column(style="dim italic", no_wrap=True)
     for keys, label, text, binding_id in rows:
