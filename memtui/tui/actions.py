@@ -102,7 +102,7 @@ ACTIONS: tuple[UserAction, ...] = (
                "Promote the selected lines or the highlighted hit, Markdown kept, with OpenClaw's marker.",
                HIT_PANES, True),
     UserAction("copy.citation", "c", "copy_citation", "copy: Citation", "cite", "path#Lstart-Lend of the hit.",
-               HIT_PANES, True),
+               HIT_PANES),
     UserAction("copy.snippet", "y", "copy_snippet", "copy: Snippet", "copy",
                "The hit's snippet (or the selected lines).", HIT_PANES),
     UserAction("copy.path", "Y", "copy_path", "copy: Path", "path", "The workspace-relative path.",

@@ -5,7 +5,6 @@ from __future__ import annotations
 from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
-from textual.markup import escape
 
 from memtui.tui.actions import ACTIONS, UserAction
 from memtui.tui.keys import keys_display
@@ -16,7 +15,8 @@ class MemtuiCommands(Provider):
 
     def _help(self, action: UserAction) -> str:
         keymap = getattr(self.app, "keymap_overrides", {})
-        return escape(f"{action.help}  [{keys_display(keymap.get(action.id, action.keys))}]")
+        # Every "[" escaped: textual.markup.escape leaves tags like "[W]" alone, which markup then swallows.
+        return f"{action.help}  [{keys_display(keymap.get(action.id, action.keys))}]".replace("[", "\\[")
 
     async def discover(self) -> Hits:
         """All actions, in registry order."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
-from rich.text import Text
+from textual.markup import to_content
 from textual.widgets import DataTable, Input
 
 from memtui.index.events import IndexEvent
@@ -252,8 +252,8 @@ async def test_palette_help_shows_key_hints(manager: MemoryManager, make_app) ->
         provider = MemtuiCommands(app.screen)
         hits = [hit async for hit in provider.discover()]
         help_text = {hit.text: hit.help for hit in hits}
-        rendered = Text.from_markup(help_text["app: Help and keys"])
-        assert rendered.plain.endswith("[? F1]")
+        assert to_content(help_text["app: Help and keys"]).plain.endswith("[? F1]")
+        assert to_content(help_text["why-not: Explain a chunk by path:line"]).plain.endswith("[W]")
 
 
 async def test_i_and_x_read_as_text_not_json(manager: MemoryManager, make_app) -> None:
