@@ -22,13 +22,13 @@ import argparse
 import os
 import pty
 import random
-import select
 import statistics
 import struct
 import subprocess
 import sys
 import tempfile
 import termios
+import threading
 import time
 from datetime import date, timedelta
 from fcntl import ioctl
@@ -65,32 +65,34 @@ def build(root: Path, notes: int) -> tuple[Path, Path, dict[str, str]]:
 
 
 class Terminal:
-    """The app in a pty, its screen kept by pyte."""
+    """The app in a pty, its screen kept by pyte; a reader thread drains the pty at once, as a terminal does
+    (a slow reader would make the app wait on its own output)."""
 
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.screen = pyte.Screen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
-        self.started = time.perf_counter()
+        self.lock = threading.Lock()
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvpe(argv[0], argv, env)
         ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        threading.Thread(target=self._read, daemon=True).start()
 
-    def pump(self, timeout: float) -> None:
-        """Read everything the app wrote, waiting up to `timeout` seconds for the first bytes."""
-        while select.select([self.fd], [], [], timeout)[0]:
+    def _read(self) -> None:
+        while True:
             try:
                 data = os.read(self.fd, 1 << 16)
             except OSError:
                 return
             if not data:
                 return
-            self.stream.feed(data)
-            timeout = 0
+            with self.lock:
+                self.stream.feed(data)
 
     def text(self) -> str:
         """The screen as text."""
-        return "\n".join(self.screen.display)
+        with self.lock:
+            return "\n".join(self.screen.display)
 
     def wait_for(self, needle: str, timeout: float = 60.0) -> float:
         """Seconds (since now) until `needle` is on the screen."""
@@ -98,7 +100,7 @@ class Terminal:
         while needle not in self.text():
             if time.perf_counter() - start > timeout:
                 raise TimeoutError(f"{needle!r} did not appear in {timeout} s:\n{self.text()}")
-            self.pump(0.005)
+            time.sleep(0.002)
         return time.perf_counter() - start
 
     def send(self, keys: str) -> None:
@@ -113,7 +115,7 @@ class Terminal:
             done, _ = os.waitpid(self.pid, os.WNOHANG)
             if done:
                 return
-            self.pump(0.05)
+            time.sleep(0.05)
         os.kill(self.pid, 9)
         os.waitpid(self.pid, 0)
 
@@ -172,7 +174,6 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
                 time.sleep(0.2)
                 term.send(ticket[:-1])
                 time.sleep(0.3)
-                term.pump(0.01)
                 term.send(ticket[-1])
                 start = time.perf_counter()
                 term.wait_for(tickets[ticket].removeprefix("memory/") + ":", timeout=30)
@@ -183,7 +184,6 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
             term.send("\x12")  # ctrl+r: sync
             term.wait_for(f"{notes + 1 + changed:,} files · ", timeout=600)
             time.sleep(1.0)
-            term.pump(0.1)
             _, after_sync = stalls(log, since=synced_at)
         finally:
             term.close()

@@ -9,7 +9,7 @@ from textual.message import Message
 
 from memtui.index.indexer import Progress, SyncReport
 from memtui.search.engine import SearchResponse
-from memtui.tui.browser_model import BrowserEntry
+from memtui.tui.browser_model import BrowserEntry, Listing
 
 
 @dataclass
@@ -78,9 +78,9 @@ class StatusReady(Message):
 
 @dataclass
 class FilesListed(Message):
-    """The browser's entries, read from disk in a worker."""
+    """The browser's entries, read from disk and grouped in a worker."""
 
-    entries: list[BrowserEntry]
+    listing: Listing
 
 
 @dataclass

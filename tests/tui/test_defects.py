@@ -11,7 +11,7 @@ from memtui.index.events import IndexEvent
 from memtui.manager import MemoryManager
 from memtui.tui.actions import ACTIONS
 from memtui.tui.app import MemtuiApp
-from memtui.tui.browser_model import BrowserEntry
+from memtui.tui.browser_model import BrowserEntry, Listing
 from memtui.tui.screens import ChoiceModal, HelpScreen, PromptModal, TextModal
 from memtui.tui.tuning import KNOBS
 
@@ -284,7 +284,7 @@ async def test_thousands_of_daily_logs_make_few_tree_nodes_and_update_one_by_one
                                 first - timedelta(days=i)) for i in range(10_000)]
         browser = app.browser
         browser.listed = False
-        browser.show_listing(entries, first)
+        browser.show_listing(Listing(entries), first)
         nodes = len(browser._leaves) + len(browser._group_nodes)
         assert nodes < 120
         (workspace / "memory" / "2026-04-30.md").write_text("# 2026-04-30\n\n- tomorrow\n", encoding="utf-8")

@@ -10,7 +10,7 @@ from textual import on, work
 from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TextArea, Tree
 
-from memtui.tui.browser_model import BrowserEntry, entry_for, list_entries
+from memtui.tui.browser_model import BrowserEntry, Listing, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase
 from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
@@ -34,13 +34,14 @@ class BrowserController(MemtuiBase):
     @work(thread=True, exclusive=True, group="listing", exit_on_error=False, description="Listing files")
     def _listing_worker(self) -> None:
         env = self.manager.env
-        self.post_message(FilesListed(list_entries(env.workspace_dir, self.manager.settings.extra_paths,
-                                                   env.sessions_dir)))
+        listing = Listing(list_entries(env.workspace_dir, self.manager.settings.extra_paths, env.sessions_dir))
+        listing.group_counts()  # group (and sort) here, not on the UI thread
+        self.post_message(FilesListed(listing))
 
     @on(FilesListed)
     def _files_listed(self, message: FilesListed) -> None:
         first = not self.browser.listed
-        self.browser.show_listing(message.entries, self.today)
+        self.browser.show_listing(message.listing, self.today)
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
         if first and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
@@ -81,8 +82,11 @@ class BrowserController(MemtuiBase):
 
     @on(FilesTracked)
     def _files_tracked(self, message: FilesTracked) -> None:
+        was_empty = not self.browser.listing.entries
         self.browser.apply(message.added, message.removed)
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        if was_empty != (not self.browser.listing.entries) and not self.query_input.value.strip():
+            self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
 
     @on(FilesChanged)
     def _files_changed(self, message: FilesChanged) -> None:

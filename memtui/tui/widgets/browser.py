@@ -77,14 +77,14 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
 
     # -- listing ------------------------------------------------------------------------------
 
-    def show_listing(self, entries: list[BrowserEntry], today: date) -> None:
-        """Show a fresh listing (the first one, or one re-read from disk)."""
+    def show_listing(self, listing: Listing, today: date) -> None:
+        """Show a fresh listing: the first one whole, a later one (re-read from disk) as differences."""
         self.today = today
         if self.listed:
-            self.apply(*self.listing.diff(entries))
+            self.apply(*self.listing.diff(listing.entries.values()))
             return
         self.listed = True
-        self.listing = Listing(entries)
+        self.listing = listing
         self._rebuild()
 
     def set_filter(self, text: str) -> None:
