@@ -8,6 +8,7 @@ from pathlib import Path
 from memtui.errors import PathError
 from memtui.index.watcher import MemoryWatcher
 from memtui.manager import MemoryManager
+from memtui.settings.paths import resolve_state_dir
 
 SCREENSHOT_SIZE = (120, 36)
 
@@ -22,6 +23,10 @@ def run_app(args: argparse.Namespace) -> int:
     if state_dir and not Path(state_dir).expanduser().is_dir():
         raise PathError(f"--state-dir {state_dir} does not exist",
                         "check the path; memtui does not create one, and `memtui demo` sets up a sample to explore")
+    if not state_dir and not getattr(args, "workspace", None) and not resolve_state_dir().is_dir():
+        raise PathError(f"no OpenClaw state dir at {resolve_state_dir()}",
+                        "`memtui demo` opens a sample workspace; `memtui --workspace DIR` a folder of notes; "
+                        "`memtui --state-dir DIR` another OpenClaw install")
     env = agent_from_args(args)
     keymap = load_keymap(env.memtui_dir)
     screenshot = getattr(args, "screenshot", None)
@@ -34,11 +39,14 @@ def run_app(args: argparse.Namespace) -> int:
         if screenshot:
             app.run(headless=True, size=SCREENSHOT_SIZE)
             return app.return_code or 0
-        watcher = MemoryWatcher(manager)
-        watcher.start()
+        # A missing workspace folder has nothing to watch (the app says what to do instead).
+        watcher = MemoryWatcher(manager) if env.workspace_dir.is_dir() else None
+        if watcher is not None:
+            watcher.start()
         try:
             app.run()
         finally:
-            watcher.stop()
+            if watcher is not None:
+                watcher.stop()
             manager.wait_idle(timeout=10)
     return app.return_code or 0

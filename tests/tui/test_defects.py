@@ -388,3 +388,22 @@ async def test_typed_knob_values_are_checked(hybrid_manager: MemoryManager, make
         await pilot.pause()
         assert any("maxResults must be a whole number" in n.message for n in app._notifications)
         assert app.tuning.max_results == app.configured_tuning.max_results
+
+
+def test_a_mistyped_state_dir_is_an_error_and_nothing_is_created(tmp_path, capsys) -> None:
+    from memtui.cli import main
+
+    missing = tmp_path / "typo"
+    assert main(["--state-dir", str(missing)]) == 2
+    assert "does not exist" in capsys.readouterr().err and not missing.exists()
+
+
+def test_no_openclaw_install_says_what_to_do(tmp_path, monkeypatch, capsys) -> None:
+    from memtui.cli import main
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.delenv("OPENCLAW_STATE_DIR", raising=False)
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert "no OpenClaw state dir" in err and "memtui demo" in err and "--workspace DIR" in err
+    assert list(tmp_path.iterdir()) == []
