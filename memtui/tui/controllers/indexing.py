@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +18,7 @@ from memtui.tui.screens import ErrorModal, TextModal
 from memtui.tui.widgets import IndexStatusBar
 
 TUI_SYNC_REASON = "tui"
+PROGRESS_EVERY = 0.1  # seconds between progress messages from the engine's thread
 
 
 class IndexController(MemtuiBase):
@@ -27,6 +29,7 @@ class IndexController(MemtuiBase):
         self.indexing = False
         self.last_status: dict[str, Any] | None = None
         self._quiet_sync = False
+        self._progress_posted_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
 
     def listen_to_engine(self) -> None:
@@ -72,7 +75,12 @@ class IndexController(MemtuiBase):
         if event.kind == "started":
             self.post_message(IndexStarted(event.reason))
         elif event.kind == "progress" and event.progress is not None:
-            self.post_message(IndexProgress(event.progress))
+            # One message per file would cost the UI thread a dispatch each: post a few per second.
+            now = time.monotonic()
+            done = event.progress.files_done >= event.progress.files_total
+            if done or now - self._progress_posted_at >= PROGRESS_EVERY:
+                self._progress_posted_at = now
+                self.post_message(IndexProgress(event.progress))
         elif event.kind == "finished" and event.report is not None:
             self.post_message(IndexFinished(event.report))
         elif event.kind == "failed" and event.reason != TUI_SYNC_REASON:

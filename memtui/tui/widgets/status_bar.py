@@ -85,7 +85,7 @@ class IndexStatusBar(Horizontal):
     def compose(self) -> ComposeResult:
         """Summary text and the (hidden) progress bar."""
         yield Static(Text(" starting…", style="dim"), id="status-summary")
-        yield ProgressBar(total=None, show_eta=False, id="index-progress")
+        yield ProgressBar(total=1, show_eta=False, id="index-progress")
 
     def show_status(self, status: dict[str, Any], note: str | None = None) -> None:
         """Show a status (`note`: why there is no embedding provider, when the caller knows)."""
@@ -104,7 +104,7 @@ class IndexStatusBar(Horizontal):
     def _draw(self) -> None:
         if self.status is not None and not self.has_class("-indexing"):
             self.query_one("#status-summary", Static).update(
-                status_text(self.status, self.note, tuned=self.tuned, width=self.app.size.width))
+                status_text(self.status, self.note, tuned=self.tuned, width=self.app.size.width), layout=False)
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""
@@ -112,13 +112,13 @@ class IndexStatusBar(Horizontal):
         bar = self.query_one("#index-progress", ProgressBar)
         bar.update(total=max(1, progress.files_total), progress=progress.files_done)
         label = f" indexing {progress.files_done:,}/{progress.files_total:,} files · {progress.chunks:,} chunks"
-        self.query_one("#status-summary", Static).update(Text(label, style="bold yellow"))
+        self.query_one("#status-summary", Static).update(Text(label, style="bold yellow"), layout=False)
 
     def start(self) -> None:
         """Enter the indexing state."""
         self.add_class("-indexing")
-        self.query_one("#index-progress", ProgressBar).update(total=None, progress=0)
-        self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"))
+        self.query_one("#index-progress", ProgressBar).update(total=1, progress=0)
+        self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"), layout=False)
 
     def stop(self) -> None:
         """Leave the indexing state."""
