@@ -407,3 +407,55 @@ def test_no_openclaw_install_says_what_to_do(tmp_path, monkeypatch, capsys) -> N
     err = capsys.readouterr().err
     assert "no OpenClaw state dir" in err and "memtui demo" in err and "--workspace DIR" in err
     assert list(tmp_path.iterdir()) == []
+
+
+async def test_at_80x24_the_viewer_has_room_and_the_footer_fits(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(app, pilot, "noeviction")
+        await pilot.press("enter")
+        await pilot.pause()
+        assert app.viewer.text_area.size.height >= 6
+        footer_keys = [key for key in app.query("FooterKey") if key.display]
+        assert footer_keys and all(key.region.right <= 80 for key in footer_keys)
+        assert {"help", "quit"} <= {key.description for key in footer_keys}
+
+
+def test_keyword_only_zero_scores_and_the_relax_rule_are_explained() -> None:
+    from memtui.search.engine import Candidate, SearchResponse
+    from memtui.tui.widgets.trace import trace_lines
+
+    hit = Candidate(id="c", path="memory/2026-04-28.md", source="memory", start_line=1, end_line=6, text="x",
+                    text_score=0.0, bm25=-0.0001, text_rank=1, score=0.0, sorted_rank=1, rank=1,
+                    threshold="relaxed")
+    response = SearchResponse(query="the ops", profile="openclaw", mode="fts-only", results=[hit],
+                              candidates=[hit], keyword=None, keyword_fallback_terms=[], min_score=0.35,
+                              max_results=6, candidate_limit=24, vector_weight=0.7, text_weight=0.3, relaxed=True,
+                              filtered_count=0, vector_skipped=None, elapsed_ms=1.0)
+    rows = dict(trace_lines(hit, response))
+    assert "bm25 ≈ 0" in rows["keyword list"] and "nearly every chunk" in rows["keyword list"]
+    assert "relax rule" in rows["threshold"] and "min(minScore, textWeight) = 0.30" in rows["threshold"]
+
+
+async def test_long_file_names_end_in_an_ellipsis(manager: MemoryManager, make_app) -> None:
+    long_name = "memory/2026-04-29-a-very-long-slug-about-the-billing-migration-and-more.md"
+    (manager.env.workspace_dir / long_name).write_text("# notes\n\n- long\n", encoding="utf-8")
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        node = app.browser.find(long_name)
+        label = app.browser.render_label(node, app.browser.rich_style, app.browser.rich_style)
+        assert label.plain.endswith("…") and label.cell_len <= app.browser.scrollable_content_region.width
+
+
+def test_provider_none_is_named_and_the_demo_has_recalls(tmp_path) -> None:
+    import json
+
+    from memtui.cli import main
+
+    svg = tmp_path / "shot.svg"
+    assert main(["demo", "--no-model", "--dir", str(tmp_path / "demo"), "--provider", "none", "--query", "",
+                 "--screenshot", str(svg)]) == 0
+    assert "started with --provider none" in svg.read_text(encoding="utf-8").replace("&#160;", " ")
+    store = tmp_path / "demo" / "state" / "workspace" / "memory" / ".dreams" / "short-term-recall.json"
+    assert json.loads(store.read_text(encoding="utf-8"))["entries"]
