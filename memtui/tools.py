@@ -5,13 +5,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError
-from memtui.index.workspace import is_allowed_memory_path
+from memtui.index.workspace import MemoryLocation, memory_location
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.settings.raw import get_path
-
-DEFAULT_GET_LINES = 120
-DEFAULT_GET_MAX_CHARS = 12000
+from memtui.settings.context import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
 
 def format_citation(path: str, start_line: int, end_line: int) -> str:
@@ -112,33 +110,21 @@ def error_payload(error: str, *, quota: bool = False) -> dict[str, Any]:
     }
 
 
-def get_limits(raw: dict[str, Any]) -> tuple[int, int]:
-    """(max chars, default lines) from `agents.defaults.contextLimits`."""
-    limits = get_path(raw, "agents", "defaults", "contextLimits")
-    limits = limits if isinstance(limits, dict) else {}
-    max_chars = limits.get("memoryGetMaxChars")
-    default_lines = limits.get("memoryGetDefaultLines")
-    return (
-        max_chars if isinstance(max_chars, int) and max_chars > 0 else DEFAULT_GET_MAX_CHARS,
-        default_lines if isinstance(default_lines, int) and default_lines > 0 else DEFAULT_GET_LINES,
-    )
-
-
 def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, lines: int | None = None,
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`."""
     try:
-        target = is_allowed_memory_path(workspace_dir, path, extra_paths)
+        location = memory_location(workspace_dir, path, extra_paths)
     except PathError as exc:
         return {"path": path, "text": "", "disabled": True, "error": exc.message}
     start = max(1, int(from_line or 1))
     count = max(1, int(lines or default_lines))
     try:
-        data = target.read_bytes()
+        data = _read_confined(location)
     except FileNotFoundError:
         return {"text": "", "path": path}
-    except IsADirectoryError:
+    except (EscapeError, IsADirectoryError):
         return {"path": path, "text": "", "disabled": True, "error": "path required"}
     except OSError as exc:
         return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
@@ -171,3 +157,9 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
         result["truncated"] = True
         result["nextFrom"] = next_line
     return result
+
+
+def _read_confined(location: MemoryLocation) -> bytes:
+    """The file's bytes, opened once with no symlink followed below its root and no FIFO or device read."""
+    with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+        return handle.read()

@@ -96,20 +96,28 @@ def test_missing_text_and_minimal_allowlist(tmp_path: Path) -> None:
     soul = next(f for f in report.files if f.name == "SOUL.md")
     assert soul.missing and soul.text == f"[MISSING] Expected at: {env.workspace_dir / 'SOUL.md'}"
     assert report.files[-1].name == "MEMORY.md" and report.files[-1].text == "facts"
-    for key in ("agent:main:subagent:x1", "cron:nightly"):
+    for key in ("agent:main:subagent:x1", "agent:main:cron:nightly", "subagent:x2"):
         minimal = bootstrap_report(env, session_key=key)
         assert minimal.minimal
         assert [f.name for f in minimal.files] == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"]
+    # OpenClaw's cron rule reads `agent:<id>:cron:…` keys only: a bare `cron:` key gets the full set.
+    assert not bootstrap_report(env, session_key="cron:nightly").minimal
 
 
-def test_memory_md_symlink_or_lowercase_is_not_injected_in_2026_4(tmp_path: Path) -> None:
+def test_memory_md_lowercase_is_not_injected_but_a_symlink_inside_is(tmp_path: Path) -> None:
     state = _state(tmp_path, {"notes.md": "x", "memory.md": "legacy"})
     ws = state / "workspace"
     env = resolve_agent(state_dir=str(state), env={})
     assert "MEMORY.md" not in [f.name for f in bootstrap_report(env).files]
     assert [f.text for f in bootstrap_report(env, variant="2026.2").files if f.name == "memory.md"] == ["legacy"]
     (ws / "MEMORY.md").symlink_to(ws / "notes.md")
-    assert "MEMORY.md" not in [f.name for f in bootstrap_report(env).files]
+    assert [f.text for f in bootstrap_report(env).files if f.name == "MEMORY.md"] == ["x"]
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("secret")
+    (ws / "MEMORY.md").unlink()
+    (ws / "MEMORY.md").symlink_to(outside)
+    memory = next(f for f in bootstrap_report(env).files if f.name == "MEMORY.md")
+    assert memory.missing and memory.text == f"[MISSING] Expected at: {ws / 'MEMORY.md'}"
 
 
 def test_total_clamp_with_ellipsis_in_2026_2(tmp_path: Path) -> None:
@@ -132,8 +140,20 @@ def test_cli_context_json_and_text(tmp_path: Path, capsys: pytest.CaptureFixture
     # marker(0+0) = 50 + 48 + 3 = 101 → 11899 → 8924+2974 (107) → 11891 → 8918+2972 (107) → stable
     assert agents["text"].count("…(truncated AGENTS.md: kept 8918+2972 chars of 13000)…") == 1
     assert data["startupContext"]["text"] is None  # no daily files
-    assert main(["context", "--state-dir", str(state), "--session", "cron:job", "--variant", "2026.2"]) == 0
+    assert main(["context", "--state-dir", str(state), "--session", "agent:main:cron:job", "--variant",
+                 "2026.2"]) == 0
     out = capsys.readouterr().out
     assert "minimal set" in out
     row = next(line for line in out.splitlines() if line.startswith("AGENTS.md"))
     assert row.split() == ["AGENTS.md", "13000", "13000", "whole"]  # the 2026.2 cap of 20000 keeps it whole
+
+
+def test_cli_context_notes_the_surrogate_safe_cut(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """OpenClaw's plain slice would leave a lone surrogate at each cut; memtui says it kept those units fewer."""
+    state = _state(tmp_path, {"USER.md": "😀" * 400}, {"bootstrapMaxChars": 101})
+    assert main(["context", "--state-dir", str(state), "--now", "2026-04-30T12:00Z"]) == 0
+    out = capsys.readouterr().out
+    assert "note: USER.md: cut 2 UTF-16 unit(s) shorter than OpenClaw" in out
+    assert main(["context", "--state-dir", str(state), "--json", "--now", "2026-04-30T12:00Z"]) == 0
+    files = {f["name"]: f for f in json.loads(capsys.readouterr().out)["bootstrap"]["files"]}
+    assert files["USER.md"]["surrogateUnitsDropped"] == 2 and files["AGENTS.md"]["surrogateUnitsDropped"] == 0

@@ -187,6 +187,24 @@ def test_unknown_config_key_warns_and_runs(fixture, capsys) -> None:
     json.loads(out)
 
 
+def test_a_bad_block_stops_only_the_commands_that_read_it(fixture, capsys) -> None:
+    """A malformed `memory.qmd` or dreaming block is a one-line error naming the key where that part is used;
+    `status`, `index`, `get` and `sessions` still run."""
+    dreaming = {"storage": {"mode": "cloud"}}
+    _config(fixture, {"memory": {"qmd": {"searchMode": "fuzzy"}},
+                      "plugins": {"entries": {"memory-core": {"config": {"dreaming": dreaming}}}}})
+    for argv in (["index"], ["status"], ["get", "MEMORY.md"], ["sessions"]):
+        code, _out, err = _run(capsys, *argv, *_common(fixture))
+        assert code == 0, (argv, err)
+    code, _out, err = _run(capsys, "dream", *_common(fixture))
+    assert (code, err) == (2, "memtui: error: dreaming.storage.mode must be one of inline, separate, both, "
+                              "got 'cloud'\n")
+    _config(fixture, {"memory": {"backend": "qmd", "qmd": {"searchMode": "fuzzy"}}})
+    code, _out, err = _run(capsys, "status", *_common(fixture))
+    assert (code, err) == (2, "memtui: error: memory.qmd.searchMode: use one of search, vsearch, query, "
+                              "got 'fuzzy'\n")
+
+
 def _subprocess(fx: dict[str, Path], *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENCLAW_", "MEMTUI_"))}
     env["HOME"] = str(fx["state"].parent / "home")

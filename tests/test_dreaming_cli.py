@@ -76,13 +76,14 @@ def test_rem_backfill_and_rollback(run):
     assert "backfill-entry day=2026-04-27" in (run.ws / "DREAMS.md").read_text()
     code, out, _ = run("rem-backfill", "--rollback", "--rollback-short-term", "--json")
     assert json.loads(out) == {
-        "files": [],
-        "diaryEntries": 0,
-        "stagedShortTerm": 0,
-        "removedDiaryEntries": 1,
-        "restoredShortTerm": True,
+        "workspaceDir": str(run.ws),
+        "rollback": True,
+        "rollbackShortTerm": True,
+        "dreamsPath": str(run.ws / "DREAMS.md"),
+        "removedEntries": 1,
+        "removedShortTermEntries": 1,
     }
-    assert not (run.ws / "DREAMS.md").exists()
+    assert "backfill-entry" not in (run.ws / "DREAMS.md").read_text()
     code, _, err = run("rem-backfill", "--path", str(run.ws / "nope"))
     assert code == 2 and "does not exist" in err
 
@@ -91,5 +92,6 @@ def test_dream_runs_a_sweep(run):
     code, out, _ = run("dream", "--json", "--no-sessions")
     summary = json.loads(out)
     assert code == 0 and summary["light"]["dailySignals"] == 0  # the note is outside the 2-day lookback
-    assert (run.ws / "DREAMS.md").read_text().startswith("# Dream Diary\n")
-    assert summary["reports"]["light"].endswith(f"memory/dreaming/light/{summary['day']}.md")
+    assert summary["written"]["light"] == [f"memory/dreaming/light/{summary['day']}.md"]
+    assert summary["written"]["rem"] == [f"memory/dreaming/rem/{summary['day']}.md"]
+    assert summary["diaryEntries"] == 0 and not (run.ws / "DREAMS.md").exists()  # nothing recent to dream of

@@ -10,9 +10,10 @@ import pytest
 from dreaming_helpers import make_workspace
 
 from memtui.dreaming import diary
-from memtui.dreaming.backfill import rollback_diary, rollback_short_term, run_backfill
-from memtui.dreaming.settings import diary_date
-from memtui.dreaming.signals import daily_snippet_chunks, ingest_daily, ingest_sessions
+from memtui.dreaming.backfill import rollback, run_backfill
+from memtui.dreaming.clock import diary_date
+from memtui.dreaming.daily import ingest_daily, snippet_chunks
+from memtui.dreaming.signals import ingest_sessions
 from memtui.errors import PathError
 
 NOW = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
@@ -29,7 +30,7 @@ def test_entries_append_before_the_end_marker(tmp_path):
     diary.append_entry(tmp_path, "Two.", now=NOW, tz=UTC)
     assert (tmp_path / "DREAMS.md").read_text() == (
         "# Dream Diary\n\n<!-- openclaw:dreaming:diary:start -->\n"
-        "---\n\n*April 29, 2026 at 10:00 AM UTC*\n\nOne.\n"
+        "---\n\n*April 29, 2026 at 10:00 AM UTC*\n\nOne.\n\n"
         "\n---\n\n*April 29, 2026 at 10:00 AM UTC*\n\nTwo.\n"
         "\n<!-- openclaw:dreaming:diary:end -->\n"
     )
@@ -44,56 +45,58 @@ def test_symlinked_diary_is_refused(tmp_path):
     assert target.read_text() == "mine\n"
 
 
-def test_backfill_entry_and_rollback_restore_files_byte_for_byte(tmp_path):
+def test_backfill_entries_replace_their_set_and_roll_back(tmp_path):
     ws = make_workspace(tmp_path)
     diary.append_entry(ws, "An older dream.", now=NOW, tz=UTC)
-    dreams_before = (ws / "DREAMS.md").read_bytes()
-    store = ws / "memory/.dreams/short-term-recall.json"
-    store.parent.mkdir(parents=True)
-    store.write_text('{\n  "version": 1,\n  "updatedAt": "2026-04-01T00:00:00.000Z",\n  "entries": {}\n}\n')
-    store_before = store.read_bytes()
+    dreams_before = (ws / "DREAMS.md").read_text()
 
     result = run_backfill(ws, ws / "memory", stage_short_term=True, now=NOW)
-    assert result.files == ["memory/2026-04-27.md"] and result.diary_entries == 1
+    note = str(ws / "memory" / "2026-04-27.md")
+    assert result.source_files == [note] and (result.written, result.replaced, result.staged) == (1, 0, 2)
     text = (ws / "DREAMS.md").read_text()
+    assert text.startswith(dreams_before.split("<!-- openclaw:dreaming:diary:end -->")[0].rstrip("\n"))
     assert (
-        "\n---\n\n*April 27, 2026*\n\n"
-        "<!-- openclaw:dreaming:backfill-entry day=2026-04-27 source=memory/2026-04-27.md -->\n\n"
-        "What Happened\n"
-        "1. Infrastructure: Move nightly backups to S3 Glacier deep archive.; "
-        "Keep 30 days of hot snapshots on the NAS. [memory/2026-04-27.md:4]\n"
-        "2. People: Alice prefers async standups on Tuesdays. [memory/2026-04-27.md:8]\n"
+        "---\n\n*April 27, 2026*\n\n"
+        f"<!-- openclaw:dreaming:backfill-entry day=2026-04-27 source={note} -->\n\n"
+        "What Happened\n1. Alice prefers async standups on Tuesdays. [memory/2026-04-27.md:8]\n"
     ) in text
+    store = ws / "memory/.dreams/short-term-recall.json"
     staged = json.loads(store.read_text())["entries"]
-    assert {e["groundedCount"] for e in staged.values()} == {1} and len(staged) == 2
+    # the lasting update (weight 2) and the durable candidate (1) are one claim at one line
+    assert [e["groundedCount"] for e in staged.values()] == [3]
 
-    # a second backfill of the same note replaces its entry instead of adding one
-    run_backfill(ws, ws / "memory", now=NOW)
+    # a second backfill replaces the earlier set instead of adding to it
+    again = run_backfill(ws, ws / "memory", stage_short_term=True, now=NOW)
+    assert (again.replaced, again.replaced_short_term) == (1, 1)
     assert (ws / "DREAMS.md").read_text().count("backfill-entry") == 1
 
-    assert rollback_diary(ws) == 1
-    assert rollback_short_term(ws) is True
-    assert (ws / "DREAMS.md").read_bytes() == dreams_before
-    assert store.read_bytes() == store_before
+    undone = rollback(ws, diary_entries=True, short_term=True, now=NOW)
+    assert (undone.removed_diary_entries, undone.removed_short_term) == (1, 1)
+    assert "backfill-entry" not in (ws / "DREAMS.md").read_text()
+    assert "An older dream." in (ws / "DREAMS.md").read_text()
+    assert json.loads(store.read_text())["entries"] == {}
 
 
-def test_rollback_removes_files_backfill_created(tmp_path):
+def test_rollback_keeps_recalled_candidates(tmp_path):
     ws = make_workspace(tmp_path)
     run_backfill(ws, ws / "memory/2026-04-27.md", stage_short_term=True, now=NOW)
-    assert (ws / "DREAMS.md").exists()
-    rollback_diary(ws)
-    rollback_short_term(ws)
-    assert not (ws / "DREAMS.md").exists()
-    assert not (ws / "memory/.dreams/short-term-recall.json").exists()
+    store = ws / "memory/.dreams/short-term-recall.json"
+    entries = json.loads(store.read_text())["entries"]
+    key = next(iter(entries))
+    entries[key]["recallCount"] = 1  # a real search recalled it too
+    store.write_text(json.dumps({"version": 1, "updatedAt": "x", "entries": entries}))
+    assert rollback(ws, diary_entries=False, short_term=True, now=NOW).removed_short_term == 0
+    assert list(json.loads(store.read_text())["entries"]) == [key]
 
 
 def test_daily_chunks_prefix_heading_and_cap_runs_at_four_lines():
-    lines = ["# 2026-04-27", "## Plans", "- a1 item", "- a2 item", "- a3 item", "- a4 item", "- a5 item", "", "ok"]
-    chunks = daily_snippet_chunks(lines)
+    lines = ["# 2026-04-27", "## Plans", "- first item", "- second item", "- third item", "- fourth item",
+             "- fifth item", "", "a paragraph line", "short"]
+    chunks = snippet_chunks(lines, 10)
     assert [(c.start_line, c.end_line, c.snippet) for c in chunks] == [
-        (3, 6, "Plans: a1 item; a2 item; a3 item; a4 item"),
-        (7, 7, "Plans: a5 item"),
-        (9, 9, "Plans: ok"),
+        (3, 6, "Plans: first item; second item; third item; fourth item"),
+        (7, 7, "Plans: fifth item"),
+        (9, 9, "Plans: a paragraph line"),  # "short" (5 chars) is under the 8-character floor
     ]
 
 

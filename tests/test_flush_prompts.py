@@ -5,6 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 from memtui.context.flush_prompts import build_flush_prompts, current_time_line
+from memtui.settings.context import resolve_context_settings
 
 # 03:05 UTC on 2026-04-30 is 23:05 on Wednesday 2026-04-29 in New York (EDT, UTC-4).
 NOW = datetime(2026, 4, 30, 3, 5, tzinfo=UTC)
@@ -48,14 +49,14 @@ TIME_LINE = "Current time: Wednesday, April 29th, 2026 - 11:05 PM (America/New_Y
 
 
 def test_default_prompts_verbatim_with_local_date_and_time_line() -> None:
-    p = build_flush_prompts(NY, now=NOW)
+    p = build_flush_prompts(resolve_context_settings(NY, "main"), now=NOW)
     assert p.prompt == SPEC_PROMPT.replace("YYYY-MM-DD", "2026-04-29") + "\n" + TIME_LINE
     assert p.system_prompt == SPEC_SYSTEM.replace("YYYY-MM-DD", "2026-04-29")
     assert p.relative_path == "memory/2026-04-29.md"
 
 
 def test_2026_2_defaults() -> None:
-    p = build_flush_prompts(NY, now=NOW, variant="2026.2")
+    p = build_flush_prompts(resolve_context_settings(NY, "main"), now=NOW, variant="2026.2")
     assert p.prompt == SPEC_PROMPT_2026_2.replace("YYYY-MM-DD", "2026-04-29") + "\n" + TIME_LINE
     assert p.system_prompt == SPEC_SYSTEM_2026_2
 
@@ -65,7 +66,8 @@ def test_custom_prompt_gets_missing_hints_and_no_reply_line() -> None:
         "prompt": "  Write notes to memory/YYYY-MM-DD.md.  ",
         "systemPrompt": f"Flush now. {READ_ONLY} Reply NO_REPLY.",
     }}}}}
-    p = build_flush_prompts(raw, now=NOW)  # 12:05 on Thursday 2026-04-30 in Tokyo (UTC+9)
+    # 12:05 on Thursday 2026-04-30 in Tokyo (UTC+9)
+    p = build_flush_prompts(resolve_context_settings(raw, "main"), now=NOW)
     d = "2026-04-30"
     assert p.prompt == (
         f"Write notes to memory/{d}.md.\n\n"
@@ -93,5 +95,6 @@ def test_time_line_forms() -> None:
 
 
 def test_invalid_timezone_falls_back_to_a_valid_zone() -> None:
-    p = build_flush_prompts({"agents": {"defaults": {"userTimezone": "Mars/Olympus"}}}, now=NOW)
+    mars = {"agents": {"defaults": {"userTimezone": "Mars/Olympus"}}}
+    p = build_flush_prompts(resolve_context_settings(mars, "main"), now=NOW)
     assert "Mars/Olympus" not in p.prompt

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from memtui.tools import get_limits, memory_get
+from memtui.settings.context import resolve_context_settings
+from memtui.tools import memory_get
 
 ERROR_KEYS = {"path", "text", "disabled", "error"}
 
@@ -187,5 +188,6 @@ def test_single_line_over_budget_is_hard_cut_with_read_hint(layout: dict[str, Pa
 
 def test_context_limits_from_config() -> None:
     raw = {"agents": {"defaults": {"contextLimits": {"memoryGetMaxChars": 500, "memoryGetDefaultLines": 7}}}}
-    assert get_limits(raw) == (500, 7)
-    assert get_limits({}) == (12000, 120)
+    configured, default = resolve_context_settings(raw, "main"), resolve_context_settings({}, "main")
+    assert (configured.memory_get_max_chars, configured.memory_get_default_lines) == (500, 7)
+    assert (default.memory_get_max_chars, default.memory_get_default_lines) == (12000, 120)

@@ -13,6 +13,7 @@ from memtui.embeddings.http_retry import RetryPolicy
 from memtui.embeddings.select import fallback_provider, select_provider
 from memtui.errors import ProviderError
 from memtui.settings.config import resolve_memory_search
+from memtui.settings.providers import resolve_model_providers
 
 KEY = "sk-select-test-5d1e"
 
@@ -36,7 +37,7 @@ def select(
     raw.update(raw_extra or {})
     return select_provider(
         settings,
-        raw,
+        resolve_model_providers(raw),
         state_dir=tmp_path,
         profile=profile,
         env=env,
@@ -155,7 +156,7 @@ def test_fallback_provider_mid_index(tmp_path, server):
     )
     selection = fallback_provider(
         settings,
-        raw,
+        resolve_model_providers(raw),
         state_dir=tmp_path,
         failed="openai",
         reason="openai embeddings failed: HTTP 503",
@@ -165,7 +166,8 @@ def test_fallback_provider_mid_index(tmp_path, server):
     assert selection.reason == "openai embeddings failed: HTTP 503"
     assert selection.provider.embed_batch(["x"]) == [vector_for("x")]
     none = fallback_provider(
-        resolve_memory_search({}, "main"), {}, state_dir=tmp_path, failed="openai", reason="boom", env={}
+        resolve_memory_search({}, "main"), resolve_model_providers({}), state_dir=tmp_path, failed="openai",
+        reason="boom", env={},
     )
     assert none.provider is None and none.fallback_from == "openai" and "no fallback" in none.reason
 

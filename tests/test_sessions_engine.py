@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from memtui.cli import main
-from memtui.context.sessions import parse_byte_size, scan_transcript, session_reports
+from memtui.context.sessions import scan_transcript, session_reports
 from memtui.settings.agent import resolve_agent
+from memtui.settings.values import parse_byte_size
 
 NOW = datetime(2026, 4, 30, 3, 5, tzinfo=UTC)
 
@@ -103,49 +104,61 @@ def test_token_estimate_threshold_and_flush_states(tmp_path: Path) -> None:
     s = _by_key(report)
 
     main_s = s["agent:main:main"]
-    assert main_s.usage_prompt_tokens == 170000 + 3000 + 500
-    assert main_s.token_count == max(150000, 173500) + 1500  # snapshot + last output = 175000
+    # A fresh persisted count far below the threshold: the transcript is not read, its usage does not count.
+    assert main_s.usage_prompt_tokens is None and main_s.token_source == "fresh sessions.json totalTokens"
+    assert main_s.token_count == 150000
     assert main_s.threshold == 200000 - 20000 - 4000  # 176000
     assert main_s.context_window_source == "default"
-    assert main_s.percent_used == 99.4  # 175000 / 176000 = 0.99432
-    assert main_s.flush_state == "below" and not main_s.would_flush
-    assert main_s.flush_reason == "1000 tokens below threshold"
+    assert main_s.percent_used == 85.2  # 150000 / 176000
+    assert main_s.flush_state == "below" and not main_s.would_flush and main_s.flush_rule == "below-threshold"
+    assert main_s.flush_reason == "26000 tokens below threshold"
     assert main_s.compaction_count == 2 and not main_s.already_flushed
     assert main_s.transcript_bytes == (state / "agents/main/sessions/s-main.jsonl").stat().st_size
 
     group = s["agent:main:telegram:group:-100123"]
     assert group.chat_type == "group"
-    assert group.token_count == max(180000, 1000) + 10
+    assert group.token_count == 180000
     assert group.flush_by_tokens and group.already_flushed and not group.would_flush
-    assert group.flush_state == "flushed"
+    assert group.flush_state == "flushed" and group.flush_rule == "once-per-cycle"
 
     chan = s["agent:main:discord:channel:42"]
     assert chan.chat_type == "channel"
     assert not chan.persisted_fresh
-    assert chan.token_count == 50000 + 200  # stale totalTokens ignored
+    assert chan.token_count == 50000 + 200  # stale totalTokens ignored, the transcript's usage counts
+    assert chan.token_source == "transcript usage"
     assert chan.force_flush_transcript_bytes == 64 * 1024
     assert chan.flush_by_bytes and chan.would_flush and chan.flush_state == "due"
+    assert chan.flush_rule == "transcript-size"
     assert chan.flush_reason == f"transcript {chan.transcript_bytes} bytes ≥ 65536"
 
     cron = s["cron:nightly"]
     assert cron.chat_type == "cron"
-    assert (cron.context_window, cron.threshold) == (32000, 32000 - 24000)
-    assert cron.token_count == 9000 and cron.flush_state == "due"
+    # sessions.json `contextTokens` is not the flush path's window; totalTokens without a fresh mark still
+    # counts at the gate when the transcript has no usage.
+    assert (cron.context_window, cron.threshold) == (200000, 176000)
+    assert cron.token_count == 9000 and cron.flush_state == "below"
+    assert cron.token_source == "sessions.json totalTokens (not marked fresh)"
     assert cron.transcript_bytes is None
 
     sub = s["agent:main:subagent:abc"]
     assert sub.context_window == 20000 and sub.threshold == 20000 - 24000
-    assert sub.flush_state == "disabled" and sub.flush_reason == "threshold -4000 ≤ 0: no flush"
+    assert sub.flush_state == "size-only" and sub.flush_rule == "token-gate-off"
+    assert sub.flush_reason == "threshold -4000 ≤ 0: token gate off, size gate only"
     assert sub.percent_used is None
     assert sub.token_count == 100 + 5
 
 
-def test_pending_prompt_is_counted_as_chars_over_four(tmp_path: Path) -> None:
-    report = session_reports(_env(build_state(tmp_path)), now=NOW, pending_prompt="x" * 4001)
-    main_s = _by_key(report)["agent:main:main"]
-    assert main_s.pending_prompt_tokens == 1001  # ceil(4001 / 4)
-    assert main_s.token_count == 175000 + 1001
-    assert main_s.flush_state == "due" and main_s.flush_reason == "tokens 176001 ≥ threshold 176000"
+def test_pending_prompt_counts_and_opens_the_transcript_window(tmp_path: Path) -> None:
+    """chars/4 of the next prompt; once persisted + prompt reach threshold − 8192 the transcript is read too."""
+    state = build_state(tmp_path)
+    below = _by_key(session_reports(_env(state), now=NOW, pending_prompt="x" * 71228))["agent:main:main"]
+    assert below.pending_prompt_tokens == 17807 and below.token_count == 150000 + 17807  # 167807 < 167808
+    assert below.usage_prompt_tokens is None and below.flush_state == "below"
+    inside = _by_key(session_reports(_env(state), now=NOW, pending_prompt="x" * 71229))["agent:main:main"]
+    assert inside.pending_prompt_tokens == 17808  # ceil(71229 / 4): 150000 + 17808 = 176000 − 8192
+    assert inside.usage_prompt_tokens == 173500 and inside.token_source == "transcript usage"
+    assert inside.token_count == 173500 + 1500 + 17808
+    assert inside.flush_state == "due" and inside.flush_reason == "tokens 192808 ≥ threshold 176000"
 
 
 def test_broken_and_missing_transcripts_are_named_and_others_still_reported(tmp_path: Path) -> None:
@@ -183,7 +196,7 @@ def test_sandbox_read_only_blocks_flush(tmp_path: Path) -> None:
     assert not by["agent:main:main"].sandboxed
     chan = by["agent:main:discord:channel:42"]
     assert chan.sandboxed and chan.flush_state == "blocked" and not chan.would_flush
-    assert chan.flush_reason == "sandboxed with workspaceAccess 'ro' (needs 'rw')"
+    assert chan.flush_rule == "sandbox" and chan.flush_reason == "sandboxed without workspaceAccess 'rw'"
 
 
 def test_disabled_flush(tmp_path: Path) -> None:
@@ -218,9 +231,10 @@ def test_cli_sessions_json_and_table(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert "s-sub.jsonl:4" in err and "s-cron.jsonl" in err
     main_s = data["sessions"][0]
     assert (main_s["key"], main_s["tokenCount"], main_s["threshold"], main_s["flushState"]) == (
-        "agent:main:main", 175000, 176000, "below")
+        "agent:main:main", 150000, 176000, "below")
+    assert main_s["flushRule"] == "below-threshold"
     assert data["memoryFlush"]["relativePath"] == "memory/2026-04-30.md"
     code = main(["sessions", "--state-dir", str(state)])
     out, _ = capsys.readouterr()
     row = next(line for line in out.splitlines() if line.startswith("agent:main:discord:channel:42"))
-    assert row.split()[1:6] == ["channel", "50200", "176000", "28.5%", "due"]  # 50200/176000 = 0.2852
+    assert row.split()[1:7] == ["channel", "50200", "176000", "28.5%", "due", "transcript-size"]  # 50200/176000

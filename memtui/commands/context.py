@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import TYPE_CHECKING
 
 from memtui.commands.args import agent_from_args
 from memtui.commands.sessions import parse_now
 from memtui.context.bootstrap import VARIANTS, BootstrapReport, bootstrap_report
-from memtui.context.startup import StartupContext, startup_context
+
+if TYPE_CHECKING:
+    from memtui.context.startup import StartupContext
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -41,6 +44,10 @@ def render_bootstrap(report: BootstrapReport, *, show_text: bool) -> list[str]:
         lines.append("  ".join([row[0].ljust(widths[0]), row[1].rjust(widths[1]), row[2].rjust(widths[2]),
                                 row[3]]).rstrip())
     lines += [f"warning: {w}" for w in report.warnings]
+    lines += [f"note: {f.name}: cut {f.surrogate_units_dropped} UTF-16 unit(s) shorter than OpenClaw, which "
+              "slices inside an emoji and leaves lone surrogates; memtui keeps the pair whole, so the budget left "
+              f"for the next files is {f.surrogate_units_dropped} larger"
+              for f in report.files if f.surrogate_units_dropped]
     if show_text:
         for f in report.files:
             if f.text:
@@ -66,6 +73,8 @@ def render_startup(context: StartupContext, *, show_text: bool) -> list[str]:
 
 def run(args: argparse.Namespace) -> int:
     """Print the bootstrap report and startup context."""
+    from memtui.context.startup import startup_context
+
     env = agent_from_args(args)
     report = bootstrap_report(env, session_key=args.session, variant=args.variant)
     startup = startup_context(env, now=parse_now(args.now))

@@ -128,7 +128,6 @@ def seed_recalls(options: argparse.Namespace) -> None:
     `memory_search` would have left), so the dreams view has candidates to rank."""
     from datetime import UTC, datetime, timedelta
 
-    from memtui.dreaming.settings import dreaming_settings
     from memtui.dreaming.signals import record_search_hits
 
     env = agent_from_args(options)
@@ -136,7 +135,7 @@ def seed_recalls(options: argparse.Namespace) -> None:
         bar = ProgressLine("Indexing the demo")
         manager.sync(reason="cli", progress=bar)
         bar.finish()
-        tz = dreaming_settings(env.raw).tz()
+        tz = env.dreaming.tz()
         now = datetime.now(UTC)
         for offset, query in enumerate(RECALL_QUERIES * 2):
             response = manager.search(query)

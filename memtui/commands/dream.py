@@ -1,4 +1,4 @@
-"""`memtui dream`: run one dreaming sweep (light → deep) now, under the workspace lock."""
+"""`memtui dream`: run one dreaming sweep (light → REM → deep) now, under the workspace lock."""
 
 from __future__ import annotations
 
@@ -7,13 +7,12 @@ import json
 
 from memtui.commands.args import agent_from_args
 from memtui.dreaming.phases import run_sweep
-from memtui.dreaming.settings import dreaming_settings
 from memtui.errors import MemtuiError
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `dream` subcommand."""
-    p = subparsers.add_parser("dream", parents=parents, help="run one dreaming sweep (light, deep) now")
+    p = subparsers.add_parser("dream", parents=parents, help="run one dreaming sweep (light, REM, deep) now")
     p.add_argument("--no-sessions", action="store_true", help="skip session transcript ingestion")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -24,7 +23,7 @@ def run(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     if env.read_only:
         raise MemtuiError("a dreaming sweep writes memory files; drop --read-only")
-    settings = dreaming_settings(env.raw)
+    settings = env.dreaming
     summary = run_sweep(
         env.workspace_dir,
         settings,
@@ -37,14 +36,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     data = summary.to_json()
     light, deep = data["light"], data["deep"]
+    written = [path for paths in data["written"].values() for path in paths]
     print(f"Dreaming sweep {summary.day} ({env.workspace_dir})")
-    print(
-        f"Light: {light['dailySignals']} daily and {light['sessionSignals']} session signal(s); "
-        f"{light['staged']} staged → {data['reports']['light']}"
-    )
+    print(f"Light: {light['dailySignals']} daily and {light['sessionSignals']} session signal(s); "
+          f"{light['staged']} staged")
+    print(f"REM: {data['rem']['truths']} possible lasting truth(s)")
     promoted = deep["promotion"]["applied"] if deep["promotion"] else 0
-    print(f"Deep: ranked {deep['ranked']}, promoted {promoted} into MEMORY.md → {data['reports']['deep']}")
+    print(f"Deep: ranked {deep['ranked']}, promoted {promoted} into MEMORY.md")
     for note in light["notes"]:
         print(f"Note: {note}")
-    print(f"Diary: {data['diary']}")
+    print(f"Wrote: {', '.join(written) or 'nothing'}; diary entries: {data['diaryEntries']}")
     return 0

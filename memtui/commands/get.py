@@ -8,7 +8,7 @@ import sys
 from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import print_json
-from memtui.tools import get_limits, memory_get
+from memtui.tools import memory_get
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -31,9 +31,9 @@ def run(args: argparse.Namespace) -> int:
         finally:
             manager.close()
     else:
-        max_chars, default_lines = get_limits(env.raw)
         result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
-                            extra_paths=env.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+                            extra_paths=env.settings.extra_paths, max_chars=env.context.memory_get_max_chars,
+                            default_lines=env.context.memory_get_default_lines)
     if args.json:
         print_json(result)
         return 1 if result.get("error") else 0

@@ -7,7 +7,7 @@ import time
 from typing import Any, TextIO
 
 from memtui.index.indexer import Progress
-from memtui.jsonutil import js_stringify
+from memtui.jscompat import js_stringify
 
 
 def print_json(data: Any) -> None:

@@ -6,9 +6,8 @@ import argparse
 import json
 
 from memtui.commands.args import agent_from_args
-from memtui.dreaming.promotion import apply_promotions, list_candidates
+from memtui.dreaming.promotion import ApplyGates, apply_promotions, list_candidates
 from memtui.dreaming.ranking import Candidate
-from memtui.dreaming.settings import dreaming_settings
 from memtui.errors import MemtuiError
 
 
@@ -61,7 +60,7 @@ def format_candidate(index: int, candidate: Candidate) -> str:
 def run(args: argparse.Namespace) -> int:
     """List (and optionally apply) promotion candidates."""
     env = agent_from_args(args)
-    tz = dreaming_settings(env.raw).tz()
+    tz = env.dreaming.tz()
     candidates = list_candidates(
         env.workspace_dir,
         min_score=args.min_score,
@@ -74,7 +73,9 @@ def run(args: argparse.Namespace) -> int:
     if args.apply:
         if env.read_only:
             raise MemtuiError("--apply writes MEMORY.md; drop --read-only to promote")
-        result = apply_promotions(env.workspace_dir, candidates, tz=tz)
+        gates = ApplyGates(min_score=args.min_score, min_recall_count=args.min_recall_count,
+                           min_unique_queries=args.min_unique_queries, limit=args.limit)
+        result = apply_promotions(env.workspace_dir, candidates, tz=tz, gates=gates)
     if args.json:
         payload = {"workspaceDir": str(env.workspace_dir), "candidates": [c.to_json() for c in candidates]}
         if result is not None:

@@ -8,9 +8,9 @@ import re
 from dataclasses import asdict
 
 from memtui.commands.args import agent_from_args
+from memtui.dreaming.clock import resolve_now
 from memtui.dreaming.ranking import Candidate, RankOptions, score_entry
 from memtui.dreaming.recall_store import RecallEntry, load_phase_signals, load_recall_store, normalize_path
-from memtui.dreaming.settings import resolve_now
 from memtui.errors import MemtuiError
 
 _RANGE_RE = re.compile(r"^(?P<path>.+):(?P<start>\d+)-(?P<end>\d+)$")

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from memtui.commands.args import agent_from_args
-from memtui.dreaming.backfill import BackfillResult, rollback_diary, rollback_short_term, run_backfill
+from memtui.dreaming.backfill import rollback, run_backfill
 from memtui.errors import MemtuiError
 
 
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         "--stage-short-term", action="store_true", help="also stage the snippets as grounded candidates"
     )
     p.add_argument("--rollback", action="store_true", help="remove backfill entries from DREAMS.md")
-    p.add_argument("--rollback-short-term", action="store_true", help="undo staged short-term signals")
+    p.add_argument("--rollback-short-term", action="store_true", help="remove the grounded-only short-term candidates")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
 
@@ -37,30 +37,23 @@ def run(args: argparse.Namespace) -> int:
     rolling_back = args.rollback or args.rollback_short_term
     if rolling_back and args.stage_short_term:
         raise MemtuiError("--stage-short-term cannot be combined with a rollback; run them separately")
-    result = BackfillResult()
     if rolling_back:
-        if args.rollback:
-            result.removed_diary_entries = rollback_diary(workspace)
-        if args.rollback_short_term:
-            result.restored_short_term = rollback_short_term(workspace)
+        result = rollback(workspace, diary_entries=args.rollback, short_term=args.rollback_short_term)
     else:
         target = Path(args.path).expanduser() if args.path else workspace / "memory"
         if not target.is_absolute() and not target.exists():
             target = workspace / target
-        result = run_backfill(workspace, target, stage_short_term=args.stage_short_term)
+        result = run_backfill(workspace, target, stage_short_term=args.stage_short_term, tz=env.dreaming.tz())
     if args.json:
-        print(json.dumps(result.to_json(), indent=2))
+        print(json.dumps({"workspaceDir": str(workspace), **result.to_json()}, indent=2, ensure_ascii=False))
     elif rolling_back:
-        if args.rollback:
-            print(f"Removed {result.removed_diary_entries} backfill entr(y/ies) from DREAMS.md.")
-        if args.rollback_short_term:
-            restored = "Restored" if result.restored_short_term else "Nothing to restore in"
-            print(f"{restored} the short-term recall store.")
+        if result.removed_diary_entries is not None:
+            print(f"Removed {result.removed_diary_entries} backfill entr(y/ies) from {result.dreams_path}.")
+        if result.removed_short_term is not None:
+            print(f"Removed {result.removed_short_term} grounded-only short-term candidate(s).")
     else:
-        print(
-            f"Wrote {result.diary_entries} backfill entr(y/ies) to DREAMS.md"
-            f" from {len(result.files)} note(s)."
-        )
-        if args.stage_short_term:
-            print(f"Staged {len(result.staged_keys)} grounded short-term candidate(s).")
+        print(f"Wrote {result.written} backfill entr(y/ies) to {result.dreams_path} from "
+              f"{len(result.source_files)} note(s); replaced {result.replaced}.")
+        if result.staged is not None:
+            print(f"Staged {result.staged} grounded short-term candidate(s); replaced {result.replaced_short_term}.")
     return 0

@@ -6,10 +6,13 @@ import argparse
 import json
 import sys
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from memtui.commands.args import agent_from_args
-from memtui.context.sessions import SessionsReport, session_reports
 from memtui.errors import MemtuiError
+
+if TYPE_CHECKING:
+    from memtui.context.sessions import SessionsReport
 
 
 def parse_now(value: str | None) -> datetime | None:
@@ -57,13 +60,13 @@ def render(report: SessionsReport, *, prompts: bool = False) -> str:
     if not report.sessions:
         lines.append("no sessions")
     else:
-        header = ("KEY", "TYPE", "TOKENS", "THRESHOLD", "USED", "FLUSH", "COMPACT", "TRANSCRIPT", "REASON")
+        header = ("KEY", "TYPE", "TOKENS", "THRESHOLD", "USED", "FLUSH", "RULE", "COMPACT", "TRANSCRIPT", "REASON")
         rows = [header]
         for r in report.sessions:
             rows.append((
                 r.key, r.chat_type, str(r.token_count), str(r.threshold),
                 f"{r.percent_used:.1f}%" if r.percent_used is not None else "-",
-                r.flush_state, str(r.compaction_count), _size(r.transcript_bytes), r.flush_reason,
+                r.flush_state, r.flush_rule, str(r.compaction_count), _size(r.transcript_bytes), r.flush_reason,
             ))
         widths = [max(len(row[i]) for row in rows) for i in range(len(header) - 1)]
         for row in rows:
@@ -78,6 +81,8 @@ def render(report: SessionsReport, *, prompts: bool = False) -> str:
 
 def run(args: argparse.Namespace) -> int:
     """Print the sessions report; problems go to stderr and make the exit status 1."""
+    from memtui.context.sessions import session_reports
+
     env = agent_from_args(args)
     report = session_reports(env, now=parse_now(args.now), pending_prompt=args.prompt)
     if args.json:

@@ -1,6 +1,9 @@
 """Bootstrap ("Project Context") files as OpenClaw injects them: order, budgets, head/tail truncation (§1.3).
 
-Lengths are JavaScript UTF-16 code units; slicing never cuts a surrogate pair.
+Lengths are JavaScript UTF-16 code units. One deliberate difference: OpenClaw cuts with a plain `slice`, which
+can split an emoji and leave a lone surrogate; memtui never splits a pair, so it keeps one unit fewer at such
+a cut (usually 2 per truncated file, head and tail). Each file reports that count (`surrogateUnitsDropped`),
+and the budget left for the files after it is larger by as much.
 """
 
 from __future__ import annotations
@@ -11,14 +14,17 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.errors import ConfigError
-from memtui.settings.agent import AgentEnv
-from memtui.settings.raw import agent_entry, get_path
-
-BOOTSTRAP_ORDER = (
-    "AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md", "HEARTBEAT.md", "BOOTSTRAP.md", "MEMORY.md",
+from memtui.context.bootstrap_files import (
+    BOOTSTRAP_ORDER,
+    MINIMAL_BOOTSTRAP_ALLOWLIST,
+    is_minimal_session,
+    load_bootstrap_files,
 )
-MINIMAL_BOOTSTRAP_ALLOWLIST = frozenset({"AGENTS.md", "TOOLS.md", "SOUL.md", "IDENTITY.md", "USER.md"})
+from memtui.errors import ConfigError
+from memtui.jscompat import js_trim_end
+from memtui.settings.agent import AgentEnv
+from memtui.settings.context import ContextSettings
+
 MIN_BOOTSTRAP_FILE_BUDGET_CHARS = 64
 MIN_TRIMMED_CONTENT_CHARS = 16
 VARIANTS = ("2026.4", "2026.2")
@@ -39,63 +45,51 @@ BUDGETS = {
     "2026.2": BudgetVariant(20000, 150000, 0.7, 0.2),
 }
 
-# JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator code points.
-_JS_WHITESPACE = (
-    "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
-    "\u2028\u2029\u202f\u205f\u3000\ufeff"
-)
+
+def _units(text: str) -> bytes:
+    return text.encode("utf-16-le", "surrogatepass")
 
 
 def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units (JavaScript's `.length`)."""
-    return len(text.encode("utf-16-le")) // 2
+    """Length in UTF-16 code units (JavaScript's `.length`; a lone surrogate counts one)."""
+    return len(_units(text)) // 2
 
 
-def utf16_head(text: str, units: int) -> str:
-    """The first `units` UTF-16 code units, one fewer when that would split a surrogate pair."""
+def utf16_head(text: str, units: int, *, safe: bool = True) -> str:
+    """The first `units` UTF-16 code units; when `safe`, one fewer where that would split a surrogate pair."""
     if units <= 0:
         return ""
-    data = text.encode("utf-16-le")
+    data = _units(text)
     if units * 2 >= len(data):
         return text
     cut = data[: units * 2]
-    if 0xD800 <= int.from_bytes(cut[-2:], "little") <= 0xDBFF:
+    if safe and 0xD800 <= int.from_bytes(cut[-2:], "little") <= 0xDBFF:
         cut = cut[:-2]
-    return cut.decode("utf-16-le")
+    return cut.decode("utf-16-le", "surrogatepass")
 
 
-def utf16_tail(text: str, units: int) -> str:
-    """The last `units` UTF-16 code units, one fewer when that would split a surrogate pair."""
+def utf16_tail(text: str, units: int, *, safe: bool = True) -> str:
+    """The last `units` UTF-16 code units; when `safe`, one fewer where that would split a surrogate pair."""
     if units <= 0:
         return ""
-    data = text.encode("utf-16-le")
+    data = _units(text)
     if units * 2 >= len(data):
         return text
     cut = data[len(data) - units * 2:]
-    if 0xDC00 <= int.from_bytes(cut[:2], "little") <= 0xDFFF:
+    if safe and 0xDC00 <= int.from_bytes(cut[:2], "little") <= 0xDFFF:
         cut = cut[2:]
-    return cut.decode("utf-16-le")
+    return cut.decode("utf-16-le", "surrogatepass")
 
 
-def js_trim_end(text: str) -> str:
-    """JavaScript `trimEnd()`."""
-    return text.rstrip(_JS_WHITESPACE)
-
-
-def js_trim(text: str) -> str:
-    """JavaScript `trim()`."""
-    return text.strip(_JS_WHITESPACE)
-
-
-def clamp_to_budget(content: str, budget: int) -> str:
+def clamp_to_budget(content: str, budget: int, *, safe: bool = True) -> str:
     """Cut `content` to `budget` UTF-16 units, ending in `…` when something was cut (budget > 3)."""
     if budget <= 0:
         return ""
     if utf16_len(content) <= budget:
         return content
     if budget <= 3:
-        return utf16_head(content, budget)
-    return utf16_head(content, budget - 1) + "…"
+        return utf16_head(content, budget, safe=safe)
+    return utf16_head(content, budget - 1, safe=safe) + "…"
 
 
 def _long_marker(name: str, head: int, tail: int, original: int) -> str:
@@ -118,7 +112,7 @@ def _trim_2026_2(trimmed: str, name: str, max_chars: int, original: int) -> str:
     return "\n".join([utf16_head(trimmed, head_chars), marker, utf16_tail(trimmed, tail_chars)])
 
 
-def _trim_2026_4(trimmed: str, name: str, max_chars: int, original: int) -> str:
+def _trim_2026_4(trimmed: str, name: str, max_chars: int, original: int, safe: bool) -> str:
     variant = BUDGETS["2026.4"]
     probe = _long_marker(name, 0, 0, original)
     use_long = max_chars - utf16_len(probe) - 2 >= MIN_TRIMMED_CONTENT_CHARS
@@ -152,21 +146,23 @@ def _trim_2026_4(trimmed: str, name: str, max_chars: int, original: int) -> str:
         single = marker_for(1, 0)
         if 1 + utf16_len(single) + separators(1, 0) <= max_chars:
             head, marker = 1, single
-    parts = [p for p in (utf16_head(trimmed, head), marker, utf16_tail(trimmed, tail)) if p]
+    parts = [p for p in (utf16_head(trimmed, head, safe=safe), marker, utf16_tail(trimmed, tail, safe=safe)) if p]
     text = ("\n" if use_long else "").join(parts)
-    return utf16_head(text, max_chars) if utf16_len(text) > max_chars else text
+    return utf16_head(text, max_chars, safe=safe) if utf16_len(text) > max_chars else text
 
 
-def trim_bootstrap_content(content: str, name: str, max_chars: int,
-                           variant: str = "2026.4") -> tuple[str, bool]:
-    """`trimEnd()`, then head + marker + tail when over `max_chars`; returns (text, truncated)."""
+def trim_bootstrap_content(content: str, name: str, max_chars: int, variant: str = "2026.4", *,
+                           safe: bool = True) -> tuple[str, bool]:
+    """`trimEnd()`, then head + marker + tail when over `max_chars`; returns (text, truncated).
+
+    `safe=False` cuts like OpenClaw's plain `slice` (the result may hold a lone surrogate)."""
     trimmed = js_trim_end(content)
     original = utf16_len(trimmed)
     if original <= max_chars:
         return trimmed, False
     if variant == "2026.2":
         return _trim_2026_2(trimmed, name, max_chars, original), True
-    return _trim_2026_4(trimmed, name, max_chars, original), True
+    return _trim_2026_4(trimmed, name, max_chars, original, safe), True
 
 
 @dataclass(frozen=True)
@@ -192,6 +188,7 @@ class BootstrapFile:
     skipped: bool
     text: str
     file_max_chars: int
+    surrogate_units_dropped: int = 0
 
     def to_json(self) -> dict[str, Any]:
         """camelCase shape, like OpenClaw's `systemPromptReport` entries."""
@@ -204,6 +201,7 @@ class BootstrapFile:
             "truncated": self.truncated,
             "skipped": self.skipped,
             "fileMaxChars": self.file_max_chars,
+            "surrogateUnitsDropped": self.surrogate_units_dropped,
         }
 
 
@@ -242,14 +240,6 @@ class BootstrapReport:
         }
 
 
-def is_minimal_session(session_key: str | None) -> bool:
-    """Sub-agent and cron sessions get only the minimal bootstrap allowlist."""
-    if not session_key:
-        return False
-    key = session_key.strip().lower()
-    return "subagent:" in key or key.startswith("cron:") or ":cron:" in key
-
-
 def _read_text(path: Path) -> str | None:
     try:
         return path.read_bytes().decode("utf-8", errors="replace")
@@ -257,45 +247,36 @@ def _read_text(path: Path) -> str | None:
         return None
 
 
-def _memory_sources(workspace: Path, variant: str) -> list[BootstrapSource]:
-    if variant == "2026.2":
-        seen: set[str] = set()
-        found = []
-        for name in ("MEMORY.md", "memory.md"):
-            path = workspace / name
-            if not path.exists():
-                continue
-            real = os.path.realpath(path)
-            if real in seen:
-                continue
-            seen.add(real)
-            text = _read_text(path)
-            if text is not None:
-                found.append(BootstrapSource(name, str(path), text, False))
-        return found
-    try:
-        names = set(os.listdir(workspace))
-    except OSError:
-        return []
-    path = workspace / "MEMORY.md"
-    if "MEMORY.md" not in names or path.is_symlink() or not path.is_file():
-        return []
-    text = _read_text(path)
-    return [] if text is None else [BootstrapSource("MEMORY.md", str(path), text, False)]
-
-
-def load_bootstrap_files(workspace: Path, *, minimal: bool = False,
-                         variant: str = "2026.4") -> list[BootstrapSource]:
-    """The bootstrap files in OpenClaw's order; missing ones (except MEMORY.md) are marked missing."""
+def _sources_2026_2(workspace: Path) -> list[BootstrapSource]:
+    """2026.2: every file by name; both `MEMORY.md` and `memory.md` (once per real file)."""
     sources = []
     for name in BOOTSTRAP_ORDER[:-1]:
         path = workspace / name
         text = _read_text(path) if path.is_file() else None
         sources.append(BootstrapSource(name, str(path), text, text is None))
-    sources.extend(_memory_sources(workspace, variant))
-    if minimal:
-        sources = [s for s in sources if s.name in MINIMAL_BOOTSTRAP_ALLOWLIST]
+    seen: set[str] = set()
+    for name in ("MEMORY.md", "memory.md"):
+        path = workspace / name
+        real = os.path.realpath(path)
+        if not path.exists() or real in seen:
+            continue
+        seen.add(real)
+        text = _read_text(path)
+        if text is not None:
+            sources.append(BootstrapSource(name, str(path), text, False))
     return sources
+
+
+def load_sources(workspace: Path, settings: ContextSettings, session_key: str | None,
+                 variant: str = "2026.4") -> list[BootstrapSource]:
+    """The bootstrap files of `session_key` in OpenClaw's order, missing ones marked."""
+    if variant == "2026.2":
+        sources = _sources_2026_2(workspace)
+        if is_minimal_session(session_key):
+            sources = [s for s in sources if s.name in MINIMAL_BOOTSTRAP_ALLOWLIST]
+        return sources
+    return [BootstrapSource(f.name, f.path, f.content, f.missing)
+            for f in load_bootstrap_files(workspace, settings, session_key)]
 
 
 def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max_chars: int,
@@ -328,6 +309,8 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
         file_max = max(1, min(max_chars, remaining))
         trimmed, truncated = trim_bootstrap_content(source.content or "", source.name, file_max, variant)
         text = clamp_to_budget(trimmed, remaining)
+        plain, _ = trim_bootstrap_content(source.content or "", source.name, file_max, variant, safe=False)
+        dropped = utf16_len(clamp_to_budget(plain, remaining, safe=False)) - utf16_len(text)
         if truncated or utf16_len(text) < utf16_len(trimmed):
             original = utf16_len(js_trim_end(source.content or ""))
             warnings.append(f"workspace bootstrap file {source.name} is {original} chars (limit {file_max}); "
@@ -335,41 +318,28 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
         injected = utf16_len(text)
         remaining = max(0, remaining - injected)
         results.append(BootstrapFile(source.name, source.path, False, raw, injected,
-                                     truncated or injected < utf16_len(trimmed), not text, text, file_max))
+                                     truncated or injected < utf16_len(trimmed), not text, text, file_max, dropped))
     return results, warnings
 
 
-def _positive_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if not math.isfinite(value) or value <= 0:
-        return None
-    return math.floor(value)
-
-
-def resolve_budgets(raw: dict[str, Any], agent_id: str | None, variant: str = "2026.4") -> tuple[int, int]:
-    """Per-file and total caps: agent entry, then `agents.defaults`, then the variant's defaults."""
+def resolve_budgets(settings: ContextSettings, variant: str = "2026.4") -> tuple[int, int]:
+    """Per-file and total caps: `agents.defaults`, then the variant's defaults."""
     defaults = BUDGETS[variant]
-    entry = (agent_entry(raw, agent_id) if agent_id else None) or {}
-
-    def pick(key: str, fallback: int) -> int:
-        value = _positive_int(entry.get(key))
-        if value is None:
-            value = _positive_int(get_path(raw, "agents", "defaults", key))
-        return fallback if value is None else value
-
-    per_file = pick("bootstrapMaxChars", defaults.max_chars)
-    return per_file, pick("bootstrapTotalMaxChars", defaults.total_max_chars)
+    per_file = settings.bootstrap_max_chars
+    total = settings.bootstrap_total_max_chars
+    return (defaults.max_chars if per_file is None else per_file,
+            defaults.total_max_chars if total is None else total)
 
 
 def bootstrap_report(env: AgentEnv, *, session_key: str | None = None,
                      variant: str = "2026.4") -> BootstrapReport:
-    """What OpenClaw would inject as Project Context for `session_key` (main session when None)."""
+    """What OpenClaw would inject as Project Context for `session_key` (the agent's main session when None)."""
     if variant not in BUDGETS:
         raise ConfigError(f"unknown bootstrap variant {variant!r}; use one of {', '.join(VARIANTS)}")
-    minimal = is_minimal_session(session_key)
-    max_chars, total_max = resolve_budgets(env.raw, env.agent_id, variant)
-    sources = load_bootstrap_files(env.workspace_dir, minimal=minimal, variant=variant)
+    key = session_key or env.context.main_session_key
+    minimal = is_minimal_session(key)
+    max_chars, total_max = resolve_budgets(env.context, variant)
+    sources = load_sources(env.workspace_dir, env.context, key, variant)
     files, warnings = build_bootstrap(sources, max_chars=max_chars, total_max_chars=total_max,
                                       variant=variant)
     return BootstrapReport(

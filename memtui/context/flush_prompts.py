@@ -6,10 +6,10 @@ import os
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
-from memtui.context.bootstrap import js_trim, js_trim_end
-from memtui.settings.raw import agent_entry, get_path
+from memtui.jscompat import js_trim, js_trim_end
+from memtui.settings.context import ContextSettings, valid_timezone
 
 SILENT_REPLY_TOKEN = "NO_REPLY"
 FLUSH_VARIANTS = ("2026.4", "2026.2")
@@ -59,17 +59,9 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 
 
-def _valid_zone(name: str) -> bool:
-    try:
-        ZoneInfo(name)
-    except (ZoneInfoNotFoundError, ValueError):
-        return False
-    return True
-
-
 def _host_timezone() -> str:
     tz_env = (os.environ.get("TZ") or "").strip().lstrip(":")
-    if tz_env and _valid_zone(tz_env):
+    if tz_env and valid_timezone(tz_env):
         return tz_env
     try:
         target = os.path.realpath("/etc/localtime")
@@ -78,17 +70,14 @@ def _host_timezone() -> str:
     marker = "/zoneinfo/"
     if marker in target:
         name = target.split(marker, 1)[1]
-        if _valid_zone(name):
+        if valid_timezone(name):
             return name
     return "UTC"
 
 
-def resolve_user_timezone(raw: dict[str, Any]) -> str:
+def resolve_user_timezone(settings: ContextSettings) -> str:
     """`agents.defaults.userTimezone` when it is a valid IANA zone, else the host's zone, else UTC."""
-    configured = get_path(raw, "agents", "defaults", "userTimezone")
-    if isinstance(configured, str) and configured.strip() and _valid_zone(configured.strip()):
-        return configured.strip()
-    return _host_timezone()
+    return settings.user_timezone or _host_timezone()
 
 
 def _aware(now: datetime | None) -> datetime:
@@ -173,31 +162,15 @@ class FlushPrompts:
         }
 
 
-def memory_flush_block(raw: dict[str, Any], agent_id: str | None) -> dict[str, Any]:
-    """`compaction.memoryFlush` of the agent entry when present, else of `agents.defaults`."""
-    entry = agent_entry(raw, agent_id) if agent_id else None
-    block = get_path(entry or {}, "compaction", "memoryFlush")
-    if not isinstance(block, dict):
-        block = get_path(raw, "agents", "defaults", "compaction", "memoryFlush")
-    return block if isinstance(block, dict) else {}
-
-
-def _configured_text(block: dict[str, Any], key: str) -> str:
-    value = block.get(key)
-    return js_trim(value) if isinstance(value, str) else ""
-
-
-def build_flush_prompts(raw: dict[str, Any], *, agent_id: str | None = None, now: datetime | None = None,
+def build_flush_prompts(settings: ContextSettings, *, now: datetime | None = None,
                         variant: str = "2026.4") -> FlushPrompts:
     """The flush prompts OpenClaw `variant` would send at `now` (defaults or patched custom prompts)."""
     moment = _aware(now)
-    timezone = resolve_user_timezone(raw)
-    time_format = get_path(raw, "agents", "defaults", "timeFormat")
-    time_line = current_time_line(moment, timezone, "24" if time_format == "24" else "12")
+    timezone = resolve_user_timezone(settings)
+    time_line = current_time_line(moment, timezone, settings.time_format)
     stamp = date_stamp(moment, timezone)
-    block = memory_flush_block(raw, agent_id)
-    custom_prompt = _configured_text(block, "prompt")
-    custom_system = _configured_text(block, "systemPrompt")
+    custom_prompt = settings.flush.prompt
+    custom_system = settings.flush.system_prompt
     if variant == "2026.2":
         prompt = ensure_no_reply_hint(custom_prompt or DEFAULT_PROMPT_2026_2)
         system = ensure_no_reply_hint(custom_system or DEFAULT_SYSTEM_PROMPT_2026_2)

@@ -13,119 +13,38 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memtui.context.bootstrap import js_trim, utf16_len
-from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts, memory_flush_block
+from memtui.context.bootstrap import utf16_len
+from memtui.context.flush_gate import (
+    RULE_BELOW,
+    RULE_DISABLED,
+    RULE_ONCE_PER_CYCLE,
+    RULE_SANDBOX,
+    RULE_TOKEN_GATE,
+    RULE_TOKEN_GATE_OFF,
+    RULE_TRANSCRIPT_SIZE,
+    GateDecision,
+    GateInputs,
+    Usage,
+    decide,
+    usage_of_record,
+)
+from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts
 from memtui.issues import FileIssue
+from memtui.jscompat import js_trim, parse_json
 from memtui.settings.agent import AgentEnv
-from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.context import ContextSettings, FlushSettings
+from memtui.settings.providers import catalog_context_window
+
+if TYPE_CHECKING:
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_CONTEXT_WINDOW = 200_000
-DEFAULT_SOFT_THRESHOLD_TOKENS = 4000
-DEFAULT_RESERVE_TOKENS_FLOOR = 20_000
-DEFAULT_FORCE_FLUSH_TRANSCRIPT_BYTES = 2 * 1024 * 1024
 TAIL_BLOCK_BYTES = 64 * 1024
 SESSIONS_FILENAME = "sessions.json"
 
-_BYTE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3,
-               "t": 1024**4, "tb": 1024**4}
-_BYTE_SIZE = re.compile(r"^(\d+(?:\.\d+)?)([a-z]+)?$")
 _ARCHIVE = re.compile(r"\.(reset|deleted|bak)\.")
-
-
-def parse_byte_size(value: Any) -> int | None:
-    """Bytes from a number or a string like `"2mb"`, `"512kb"`, `"1.5m"`; None if invalid or negative."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, int | float):
-        if not math.isfinite(value):
-            return None
-        count = math.floor(value)
-        return count if 0 <= count <= 2**53 - 1 else None
-    if not isinstance(value, str):
-        return None
-    match = _BYTE_SIZE.match(js_trim(value).lower())
-    if not match:
-        return None
-    multiplier = _BYTE_UNITS.get(match.group(2) or "b")
-    if multiplier is None:
-        return None
-    count = _js_round(float(match.group(1)) * multiplier)
-    return count if count <= 2**53 - 1 else None
-
-
-def _js_round(value: float) -> int:
-    return math.floor(value + 0.5)
-
-
-def _non_negative_int(value: Any) -> int | None:
-    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
-        return None
-    count = math.floor(value)
-    return count if count >= 0 else None
-
-
-@dataclass(frozen=True)
-class FlushSettings:
-    """The resolved `compaction.memoryFlush` settings and the compaction reserve floor."""
-
-    enabled: bool
-    soft_threshold_tokens: int
-    force_flush_transcript_bytes: int
-    reserve_tokens_floor: int
-    model: str | None
-
-    def to_json(self) -> dict[str, Any]:
-        """camelCase shape."""
-        return {
-            "enabled": self.enabled,
-            "softThresholdTokens": self.soft_threshold_tokens,
-            "forceFlushTranscriptBytes": self.force_flush_transcript_bytes,
-            "reserveTokensFloor": self.reserve_tokens_floor,
-            "model": self.model,
-        }
-
-
-def resolve_flush_settings(raw: dict[str, Any], agent_id: str | None,
-                           where: str = "<config>") -> tuple[FlushSettings, list[FileIssue]]:
-    """Flush settings for one agent (agent `compaction` wins over `agents.defaults.compaction`)."""
-    issues: list[FileIssue] = []
-    block = memory_flush_block(raw, agent_id)
-    soft = _non_negative_int(block.get("softThresholdTokens"))
-    force_raw = block.get("forceFlushTranscriptBytes")
-    force = parse_byte_size(force_raw)
-    if force_raw is not None and force is None:
-        issues.append(FileIssue(where, f"compaction.memoryFlush.forceFlushTranscriptBytes {force_raw!r} is "
-                                       "not a byte size (use e.g. 2097152, \"512kb\" or \"2mb\"); using 2mb"))
-    entry = agent_entry(raw, agent_id) if agent_id else None
-    floor = _non_negative_int(get_path(entry or {}, "compaction", "reserveTokensFloor"))
-    if floor is None:
-        floor = _non_negative_int(get_path(raw, "agents", "defaults", "compaction", "reserveTokensFloor"))
-    model = block.get("model")
-    settings = FlushSettings(
-        enabled=block.get("enabled") is not False,
-        soft_threshold_tokens=DEFAULT_SOFT_THRESHOLD_TOKENS if soft is None else soft,
-        force_flush_transcript_bytes=DEFAULT_FORCE_FLUSH_TRANSCRIPT_BYTES if force is None else force,
-        reserve_tokens_floor=DEFAULT_RESERVE_TOKENS_FLOOR if floor is None else floor,
-        model=js_trim(model) or None if isinstance(model, str) else None,
-    )
-    return settings, issues
-
-
-@dataclass(frozen=True)
-class TranscriptUsage:
-    """The last assistant usage record with non-zero counters."""
-
-    input: int
-    output: int
-    cache_read: int
-    cache_write: int
-
-    @property
-    def prompt_tokens(self) -> int:
-        """Prompt-side tokens: input + cacheRead + cacheWrite."""
-        return self.input + self.cache_read + self.cache_write
 
 
 @dataclass(frozen=True)
@@ -133,38 +52,9 @@ class TranscriptScan:
     """What a backwards read of a transcript found: its size, the last usage, and unparsable lines."""
 
     size: int
-    usage: TranscriptUsage | None
+    usage: Usage | None
     broken_lines: int = 0
     first_broken_line: int | None = None
-
-
-def _count(usage: dict[str, Any], *keys: str) -> int:
-    for key in keys:
-        value = usage.get(key)
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            return max(0, int(value))
-    return 0
-
-
-def _usage_of(record: Any) -> TranscriptUsage | None:
-    if not isinstance(record, dict):
-        return None
-    message = record.get("message")
-    usage = message.get("usage") if isinstance(message, dict) else None
-    if usage is None:
-        usage = record.get("usage")
-    if not isinstance(usage, dict):
-        return None
-    found = TranscriptUsage(
-        input=_count(usage, "input", "inputTokens", "input_tokens", "prompt_tokens"),
-        output=_count(usage, "output", "outputTokens", "output_tokens", "completion_tokens"),
-        cache_read=_count(usage, "cacheRead", "cache_read", "cache_read_input_tokens"),
-        cache_write=_count(usage, "cacheWrite", "cache_write", "cache_creation_input_tokens"),
-    )
-    total = _count(usage, "totalTokens", "total", "total_tokens")
-    if found.input or found.output or found.cache_read or found.cache_write or total:
-        return found
-    return None
 
 
 def _line_number_at(path: Path, offset: int) -> int:
@@ -206,18 +96,18 @@ def scan_transcript(path: Path) -> TranscriptScan:
                 if not text:
                     continue
                 try:
-                    record = json.loads(text)
+                    record = parse_json(text)
                 except ValueError:
                     broken_offsets.append(line_start)
                     continue
-                usage = _usage_of(record)
+                usage = usage_of_record(record)
                 if usage is not None:
                     return _scan_result(path, size, usage, broken_offsets)
             position = start
     return _scan_result(path, size, None, broken_offsets)
 
 
-def _scan_result(path: Path, size: int, usage: TranscriptUsage | None, broken: list[int]) -> TranscriptScan:
+def _scan_result(path: Path, size: int, usage: Usage | None, broken: list[int]) -> TranscriptScan:
     if not broken:
         return TranscriptScan(size, usage)
     return TranscriptScan(size, usage, len(broken), _line_number_at(path, min(broken)))
@@ -248,27 +138,6 @@ def chat_type_of(key: str, entry: dict[str, Any]) -> str:
     return "direct"
 
 
-def main_session_key(raw: dict[str, Any], agent_id: str) -> str:
-    """`agent:<id>:<session.mainKey or main>`, or `global` with `session.scope: "global"`."""
-    if get_path(raw, "session", "scope") == "global":
-        return "global"
-    main_key = get_path(raw, "session", "mainKey")
-    main_key = main_key.strip().lower() if isinstance(main_key, str) and main_key.strip() else "main"
-    return f"agent:{agent_id}:{main_key}"
-
-
-def sandbox_settings(raw: dict[str, Any], agent_id: str) -> tuple[str, str]:
-    """(mode, workspaceAccess) of the agent's sandbox: agent entry over defaults; off / none by default."""
-    defaults = get_path(raw, "agents", "defaults", "sandbox")
-    defaults = defaults if isinstance(defaults, dict) else {}
-    own = get_path(agent_entry(raw, agent_id) or {}, "sandbox")
-    own = own if isinstance(own, dict) else {}
-    mode = own.get("mode", defaults.get("mode", "off"))
-    access = own.get("workspaceAccess", defaults.get("workspaceAccess", "none"))
-    return (mode if mode in ("off", "non-main", "all") else "off",
-            access if access in ("none", "ro", "rw") else "none")
-
-
 def is_sandboxed(mode: str, session_key: str, main_key: str) -> bool:
     """Whether OpenClaw runs this session in its sandbox."""
     if mode == "off":
@@ -286,31 +155,31 @@ class ContextWindow:
     source: str
 
 
-def resolve_context_window(raw: dict[str, Any], agent_id: str, entry: dict[str, Any]) -> ContextWindow:
-    """Configured model catalog entry, then the session's persisted `contextTokens`, then agent/defaults
-    `contextTokens`, then 200000."""
+def session_model(settings: ContextSettings, entry: dict[str, Any]) -> tuple[str | None, str | None]:
+    """(provider, model) the session's next turn runs on: its overrides, its last model, else the default."""
     provider = entry.get("providerOverride") or entry.get("modelProvider")
     model = entry.get("modelOverride") or entry.get("model")
-    providers = get_path(raw, "models", "providers")
-    if isinstance(model, str) and isinstance(providers, dict):
-        candidates = [providers.get(provider)] if isinstance(provider, str) else list(providers.values())
-        for block in candidates:
-            models = block.get("models") if isinstance(block, dict) else None
-            for item in models if isinstance(models, list) else []:
-                if not isinstance(item, dict) or item.get("id") != model:
-                    continue
-                window = _non_negative_int(item.get("contextWindow"))
-                if window:
-                    return ContextWindow(window, f"models.providers.{provider or '*'}.models[{model}]")
-    persisted = _non_negative_int(entry.get("contextTokens"))
-    if persisted:
-        return ContextWindow(persisted, "sessions.json contextTokens")
-    own = _non_negative_int((agent_entry(raw, agent_id) or {}).get("contextTokens"))
-    if own:
-        return ContextWindow(own, f"agents.list[{agent_id}].contextTokens")
-    defaults = _non_negative_int(get_path(raw, "agents", "defaults", "contextTokens"))
-    if defaults:
-        return ContextWindow(defaults, "agents.defaults.contextTokens")
+    if not isinstance(model, str) or not model.strip():
+        provider, model = settings.default_model
+    elif not isinstance(provider, str) and "/" in model.strip()[1:]:
+        provider, model = model.strip().split("/", 1)
+    return (provider.strip() if isinstance(provider, str) and provider.strip() else None,
+            model.strip() if isinstance(model, str) and model.strip() else None)
+
+
+def resolve_context_window(settings: ContextSettings, providers: ModelProviders,
+                           entry: dict[str, Any]) -> ContextWindow:
+    """The flush path's window (OpenClaw's `resolveContextTokensForModel`): `agents.defaults.contextTokens`
+    when set, else the configured catalog (`models.providers.<p>.models[id]`, then the provider's own
+    `contextTokens`/`contextWindow`), else 200000. `agents.list[].contextTokens` and a `sessions.json`
+    `contextTokens` do not count."""
+    if settings.default_context_tokens:
+        return ContextWindow(settings.default_context_tokens, "agents.defaults.contextTokens")
+    provider, model = session_model(settings, entry)
+    if provider and model:
+        found = catalog_context_window(providers, provider, model)
+        if found is not None:
+            return ContextWindow(found[0], found[1])
     return ContextWindow(DEFAULT_CONTEXT_WINDOW, "default")
 
 
@@ -341,6 +210,8 @@ class SessionReport:
     already_flushed: bool
     flush_state: str
     flush_reason: str
+    flush_rule: str
+    token_source: str
     compaction_count: int
     memory_flush_compaction_count: int | None
     memory_flush_at: int | None
@@ -373,6 +244,8 @@ class SessionReport:
             "alreadyFlushed": self.already_flushed,
             "flushState": self.flush_state,
             "flushReason": self.flush_reason,
+            "flushRule": self.flush_rule,
+            "tokenSource": self.token_source,
             "compactionCount": self.compaction_count,
             "memoryFlushCompactionCount": self.memory_flush_compaction_count,
             "memoryFlushAt": self.memory_flush_at,
@@ -403,16 +276,6 @@ class SessionsReport:
         }
 
 
-def has_already_flushed(entry: dict[str, Any]) -> bool:
-    """§7.5: `memoryFlushCompactionCount` is a number equal to `compactionCount ?? 0`."""
-    flushed = entry.get("memoryFlushCompactionCount")
-    if isinstance(flushed, bool) or not isinstance(flushed, int | float):
-        return False
-    count = entry.get("compactionCount")
-    count = count if isinstance(count, int | float) and not isinstance(count, bool) else 0
-    return flushed == count
-
-
 def transcript_path_for(sessions_dir: Path, entry: dict[str, Any]) -> Path | None:
     """`sessionFile` (relative paths against the sessions dir), else `<sessionId>.jsonl`."""
     session_file = entry.get("sessionFile")
@@ -431,65 +294,56 @@ def _int_or_none(value: Any) -> int | None:
     return int(value)
 
 
-def _flush_decision(settings: FlushSettings, threshold: int, token_count: int, transcript_bytes: int | None,
-                    writable: tuple[bool, str], already: bool) -> tuple[bool, bool, bool, str, str]:
-    by_tokens = threshold > 0 and token_count >= threshold
-    force = settings.force_flush_transcript_bytes
-    by_bytes = force > 0 and transcript_bytes is not None and transcript_bytes >= force
-    if not settings.enabled:
-        return by_tokens, by_bytes, False, "disabled", "memoryFlush.enabled is false"
-    if threshold <= 0:
-        return by_tokens, by_bytes, False, "disabled", f"threshold {threshold} ≤ 0: no flush"
-    if not writable[0]:
-        return by_tokens, by_bytes, False, "blocked", writable[1]
-    if already:
-        return by_tokens, by_bytes, False, "flushed", "already flushed in this compaction cycle"
-    if by_tokens:
-        return True, by_bytes, True, "due", f"tokens {token_count} ≥ threshold {threshold}"
-    if by_bytes:
-        return False, True, True, "due", f"transcript {transcript_bytes} bytes ≥ {force}"
-    return False, False, False, "below", f"{threshold - token_count} tokens below threshold"
+_STATES = {RULE_TOKEN_GATE: "due", RULE_TRANSCRIPT_SIZE: "due", RULE_BELOW: "below", RULE_ONCE_PER_CYCLE: "flushed",
+           RULE_SANDBOX: "blocked", RULE_DISABLED: "disabled", RULE_TOKEN_GATE_OFF: "size-only"}
 
 
-def _writability(env: AgentEnv, key: str) -> tuple[bool, str, bool, str | None]:
-    mode, access = sandbox_settings(env.raw, env.agent_id)
-    sandboxed = is_sandboxed(mode, key, main_session_key(env.raw, env.agent_id))
-    if sandboxed and access != "rw":
-        return False, f"sandboxed with workspaceAccess {access!r} (needs 'rw')", True, access
-    workspace = Path(env.workspace_dir)
-    if workspace.is_dir() and not os.access(workspace, os.W_OK):
-        return False, f"workspace {workspace} is read-only", sandboxed, access if sandboxed else None
-    return True, "", sandboxed, access if sandboxed else None
+def _read_transcript(path: Path | None, key: str, issues: list[FileIssue]) -> TranscriptScan | None:
+    if path is None:
+        return None
+    if path.exists() and not path.is_file():
+        issues.append(FileIssue(str(path), f"transcript of session {key} is not a regular file; not read"))
+        return None
+    try:
+        scan = scan_transcript(path)
+    except FileNotFoundError:
+        issues.append(FileIssue(str(path), f"transcript of session {key} not found"))
+        return None
+    except OSError as exc:
+        issues.append(FileIssue(str(path), f"transcript of session {key} cannot be read: {exc.strerror}"))
+        return None
+    if scan.broken_lines:
+        issues.append(FileIssue(str(path), f"{scan.broken_lines} line(s) of session {key}'s transcript are "
+                                           "not valid JSON; they were skipped", scan.first_broken_line))
+    return scan
+
+
+def _gate(env: AgentEnv, key: str, entry: dict[str, Any], settings: FlushSettings, window: ContextWindow,
+          pending: int, scan: TranscriptScan | None) -> tuple[GateDecision, bool, str | None]:
+    access = env.context.workspace_access
+    sandboxed = is_sandboxed(env.context.sandbox_mode, key, env.context.main_session_key)
+    inputs = GateInputs(
+        enabled=settings.enabled, writable=not sandboxed or access == "rw", context_window=window.tokens,
+        reserve_tokens_floor=settings.reserve_tokens_floor, soft_threshold_tokens=settings.soft_threshold_tokens,
+        force_flush_transcript_bytes=settings.force_flush_transcript_bytes, total_tokens=entry.get("totalTokens"),
+        total_tokens_fresh=entry.get("totalTokensFresh"), pending_prompt_tokens=pending,
+        compaction_count=entry.get("compactionCount"),
+        memory_flush_compaction_count=entry.get("memoryFlushCompactionCount"))
+    decision = decide(inputs, lambda: scan.usage if scan else None, lambda: scan.size if scan else None)
+    return decision, sandboxed, access if sandboxed else None
 
 
 def session_report(env: AgentEnv, key: str, entry: dict[str, Any], settings: FlushSettings, *,
                    pending_prompt: str | None = None) -> tuple[SessionReport, list[FileIssue]]:
-    """One session's report and the problems met reading its transcript."""
+    """One session's report, with the rule that decided its flush state, and the problems met reading it."""
     issues: list[FileIssue] = []
     path = transcript_path_for(Path(env.sessions_dir), entry)
-    scan: TranscriptScan | None = None
-    if path is not None:
-        try:
-            scan = scan_transcript(path)
-        except FileNotFoundError:
-            issues.append(FileIssue(str(path), f"transcript of session {key} not found"))
-        except OSError as exc:
-            issues.append(FileIssue(str(path), f"transcript of session {key} cannot be read: {exc.strerror}"))
-    if scan is not None and scan.broken_lines:
-        issues.append(FileIssue(str(path), f"{scan.broken_lines} line(s) of session {key}'s transcript are "
-                                           "not valid JSON; they were skipped", scan.first_broken_line))
-    total = _int_or_none(entry.get("totalTokens"))
-    fresh = total is not None and total >= 0 and entry.get("totalTokensFresh") is not False
-    usage = scan.usage if scan else None
-    snapshot = max(total if fresh and total is not None else 0, usage.prompt_tokens if usage else 0)
+    scan = _read_transcript(path, key, issues)
     pending = estimate_prompt_tokens(pending_prompt)
-    token_count = snapshot + (usage.output if usage else 0) + pending
-    window = resolve_context_window(env.raw, env.agent_id, entry)
-    threshold = window.tokens - settings.reserve_tokens_floor - settings.soft_threshold_tokens
-    writable, why, sandboxed, access = _writability(env, key)
-    already = has_already_flushed(entry)
-    by_tokens, by_bytes, would, state, reason = _flush_decision(
-        settings, threshold, token_count, scan.size if scan else None, (writable, why), already)
+    window = resolve_context_window(env.context, env.providers, entry)
+    decision, sandboxed, access = _gate(env, key, entry, settings, window, pending, scan)
+    total = _int_or_none(entry.get("totalTokens"))
+    usage = decision.usage
     report = SessionReport(
         key=key,
         session_id=entry.get("sessionId") if isinstance(entry.get("sessionId"), str) else None,
@@ -498,22 +352,24 @@ def session_report(env: AgentEnv, key: str, entry: dict[str, Any], settings: Flu
         transcript_path=str(path) if path else None,
         transcript_bytes=scan.size if scan else None,
         persisted_total_tokens=total,
-        persisted_fresh=fresh,
+        persisted_fresh=entry.get("totalTokensFresh") is True,
         usage_prompt_tokens=usage.prompt_tokens if usage else None,
-        usage_output_tokens=usage.output if usage else None,
+        usage_output_tokens=usage.output_tokens if usage else None,
         pending_prompt_tokens=pending,
-        token_count=token_count,
+        token_count=decision.token_count,
         context_window=window.tokens,
         context_window_source=window.source,
-        threshold=threshold,
-        percent_used=round(100 * token_count / threshold, 1) if threshold > 0 else None,
+        threshold=decision.threshold,
+        percent_used=round(100 * decision.token_count / decision.threshold, 1) if decision.threshold > 0 else None,
         force_flush_transcript_bytes=settings.force_flush_transcript_bytes,
-        flush_by_tokens=by_tokens,
-        flush_by_bytes=by_bytes,
-        would_flush=would,
-        already_flushed=already,
-        flush_state=state,
-        flush_reason=reason,
+        flush_by_tokens=decision.by_tokens,
+        flush_by_bytes=decision.by_bytes,
+        would_flush=decision.would_flush,
+        already_flushed=decision.already_flushed,
+        flush_state=_STATES[decision.rule],
+        flush_reason=decision.reason,
+        flush_rule=decision.rule,
+        token_source=decision.token_source,
         compaction_count=_int_or_none(entry.get("compactionCount")) or 0,
         memory_flush_compaction_count=_int_or_none(entry.get("memoryFlushCompactionCount")),
         memory_flush_at=_int_or_none(entry.get("memoryFlushAt")),
@@ -539,7 +395,7 @@ def load_session_entries(sessions_dir: Path) -> tuple[dict[str, dict[str, Any]],
         issues.append(FileIssue(str(store), f"cannot read sessions.json: {exc}"))
         return _orphan_entries(sessions_dir), issues
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         issues.append(FileIssue(str(store), f"sessions.json is not valid JSON ({exc.msg} at line "
                                             f"{exc.lineno} column {exc.colno}); showing transcripts found on "
@@ -572,8 +428,8 @@ def _orphan_entries(sessions_dir: Path) -> dict[str, dict[str, Any]]:
 def session_reports(env: AgentEnv, *, now: datetime | None = None,
                     pending_prompt: str | None = None) -> SessionsReport:
     """Every session of the agent, newest first, with the flush settings and prompts in force at `now`."""
-    settings, issues = resolve_flush_settings(env.raw, env.agent_id, str(env.config_path))
-    prompts = build_flush_prompts(env.raw, agent_id=env.agent_id, now=now)
+    settings, issues = env.context.flush, list(env.context.flush_issues)
+    prompts = build_flush_prompts(env.context, now=now)
     entries, store_issues = load_session_entries(Path(env.sessions_dir))
     issues.extend(store_issues)
     reports = []

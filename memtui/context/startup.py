@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from dataclasses import dataclass
@@ -10,10 +9,10 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from memtui.context.bootstrap import js_trim, utf16_head, utf16_len
+from memtui.context.bootstrap import utf16_head, utf16_len
 from memtui.context.flush_prompts import date_stamp, resolve_user_timezone
+from memtui.jscompat import js_trim
 from memtui.settings.agent import AgentEnv
-from memtui.settings.raw import get_path
 
 MAX_SLUG_FILES_PER_DAY = 4
 HEADER_LINES = (
@@ -27,14 +26,6 @@ HEADER_LINES = (
 )
 TOTAL_TRUNCATED_LINE = "...[additional startup memory truncated]..."
 FILE_TRUNCATED_SUFFIX = "\n...[truncated]..."
-
-# key: (default, minimum, maximum)
-LIMITS = {
-    "dailyMemoryDays": (2, 1, 14),
-    "maxFileBytes": (16384, 1, 65536),
-    "maxFileChars": (1200, 1, 10000),
-    "maxTotalChars": (2800, 1, 50000),
-}
 
 
 @dataclass(frozen=True)
@@ -86,20 +77,6 @@ class StartupContext:
             "chars": utf16_len(self.text) if self.text is not None else 0,
             "truncated": self.truncated,
         }
-
-
-def resolve_limits(raw: dict[str, Any]) -> dict[str, int]:
-    """`agents.defaults.startupContext` limits, truncated to integers and clamped."""
-    block = get_path(raw, "agents", "defaults", "startupContext")
-    block = block if isinstance(block, dict) else {}
-    limits = {}
-    for key, (default, low, high) in LIMITS.items():
-        value = block.get(key)
-        numeric = default
-        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-            numeric = math.trunc(value)
-        limits[key] = min(high, max(low, numeric))
-    return limits
 
 
 def startup_dates(now: datetime, timezone: str, days: int) -> list[str]:
@@ -211,14 +188,9 @@ def fit_block(relative_path: str, content: str, max_chars: int) -> str | None:
 
 def startup_context(env: AgentEnv, *, now: datetime | None = None) -> StartupContext:
     """Which daily files `/new` would inject at `now`, and the exact prelude text."""
-    raw = env.raw
-    block = get_path(raw, "agents", "defaults", "startupContext")
-    block = block if isinstance(block, dict) else {}
-    apply_on = block.get("applyOn")
-    apply_on = [str(a) for a in apply_on] if isinstance(apply_on, list) and apply_on else ["new", "reset"]
-    enabled = block.get("enabled") is not False
-    timezone = resolve_user_timezone(raw)
-    limits = resolve_limits(raw)
+    settings = env.context
+    enabled, limits = settings.startup_enabled, dict(settings.startup_limits)
+    timezone = resolve_user_timezone(settings)
     moment = now if now is not None else datetime.now(UTC)
     stamps = startup_dates(moment, timezone, limits["dailyMemoryDays"])
     workspace = Path(env.workspace_dir)
@@ -257,4 +229,5 @@ def startup_context(env: AgentEnv, *, now: datetime | None = None) -> StartupCon
                     cut.get(relative, False))
         for stamp, relative, status, raw_chars in statuses
     ]
-    return StartupContext(enabled, apply_on, timezone, stamps, limits, files, text, total_truncated)
+    return StartupContext(enabled, list(settings.startup_apply_on), timezone, stamps, limits, files, text,
+                          total_truncated)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 from memtui.atomic import atomic_write_text, file_digest
+from memtui.dreaming.clock import dreaming_day, resolve_now
+from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.lock import short_term_lock
 from memtui.dreaming.ranking import Candidate, RankOptions, rank_entries
 from memtui.dreaming.recall_store import (
@@ -18,16 +20,14 @@ from memtui.dreaming.recall_store import (
     normalize_snippet,
     save_recall_store,
 )
-from memtui.dreaming.settings import dreaming_day, resolve_now, resolve_timezone
-from memtui.dreaming.signals import is_unpromotable
 from memtui.errors import PathError
+from memtui.jscompat import js_to_fixed
+from memtui.settings.dreaming import resolve_timezone
 
 MEMORY_FILE = "MEMORY.md"
 MARKER_PREFIX = "openclaw-memory-promotion:"
 LONG_TERM_HEADER = "# Long-Term Memory\n\n"
 _MARKER_RE = re.compile(r"<!--\s*openclaw-memory-promotion:([^\n]+?)\s*-->", re.IGNORECASE)
-_FENCE_START_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:start\s*-->", re.IGNORECASE)
-_FENCE_END_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:end\s*-->", re.IGNORECASE)
 
 
 @dataclass
@@ -83,77 +83,74 @@ def list_candidates(
 
 
 def _range_text(lines: list[str], start: int, end: int) -> str:
-    return normalize_snippet(" ".join(lines[max(0, start - 1) : min(len(lines), end)]))
-
-
-def _inside_dreaming_fence(lines: list[str], start: int, end: int) -> bool:
-    inside = False
-    for number, line in enumerate(lines[:end], start=1):
-        if _FENCE_START_RE.search(line):
-            inside = True
-        elif _FENCE_END_RE.search(line):
-            inside = False
-        elif inside and number >= start:
-            return True
-    return False
+    first, last = max(0, start - 1), min(len(lines), end)
+    return normalize_snippet(" ".join(lines[first:last])) if first < last else ""
 
 
 def relocate(lines: list[str], candidate: Candidate) -> tuple[int, int, str] | None:
-    """Find the candidate's snippet in the live file: the original range, else the nearest window
-    (up to `max(span + 3, 8)` lines) that equals, contains or is contained in it."""
+    """Find the candidate's snippet in the live file (OpenClaw's `relocateCandidateRange`): the original range,
+    else the window of up to `max(span + 3, 8)` lines that best equals, contains or is contained in it —
+    best quality, then nearest start, then closest span."""
     target = normalize_snippet(candidate.snippet)
-    if not target:
-        return None
     exact = _range_text(lines, candidate.start_line, candidate.end_line)
+    if not target:
+        return (candidate.start_line, candidate.end_line, exact) if exact else None
     if exact == target:
         return candidate.start_line, candidate.end_line, exact
     preferred = max(1, candidate.end_line - candidate.start_line + 1)
     max_span = min(len(lines), max(preferred + 3, 8))
     best: tuple[int, int, int, int, int, str] | None = None
     for start in range(1, len(lines) + 1):
-        for span in range(1, max_span + 1):
-            end = start + span - 1
-            if end > len(lines):
-                break
-            text = _range_text(lines, start, end)
-            if not text or is_unpromotable(text):
+        for span in range(1, min(max_span, len(lines) - start + 1) + 1):
+            text = _range_text(lines, start, start + span - 1)
+            if not text:
                 continue
             quality = 3 if text == target else 2 if target in text else 1 if text in target else 0
             if not quality:
                 continue
             rank = (-quality, abs(start - candidate.start_line), abs(span - preferred))
             if best is None or rank < best[:3]:
-                best = (*rank, start, end, text)
+                best = (*rank, start, start + span - 1, text)
     return None if best is None else (best[3], best[4], best[5])
 
 
+def _source_paths(workspace_dir: Path, relative: str) -> list[Path]:
+    names = [relative] if relative.startswith("memory/") else [relative, f"memory/{PurePosixPath(relative).name}"]
+    return list(dict.fromkeys(workspace_dir / name for name in names))
+
+
 def rehydrate(workspace_dir: Path, candidate: Candidate) -> tuple[Candidate | None, str]:
-    """The candidate re-read from its live file, or None with the reason it is missing or stale."""
+    """The candidate re-read from its live file (its path, else `memory/<its file name>`), or None with the
+    reason it is missing or stale."""
     relative = normalize_path(candidate.path)
-    path = (workspace_dir / relative).resolve()
-    if not path.is_relative_to(workspace_dir.resolve()):
-        return None, f"{relative} is outside the workspace"
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
+    root = workspace_dir.resolve()
+    seen_file = False
+    for path in _source_paths(workspace_dir, relative):
+        if not path.resolve().is_relative_to(root):
+            return None, f"{relative} is outside the workspace"
+        try:
+            text = path.read_bytes().decode("utf-8", errors="replace")
+        except FileNotFoundError:
+            continue
+        seen_file = True
+        found = relocate(re.split(r"\r?\n", text), candidate)
+        if found is not None:
+            start, end, snippet = found
+            return replace(candidate, start_line=start, end_line=end, snippet=snippet), ""
+    if not seen_file:
         return None, f"{relative} no longer exists"
-    found = relocate(lines, candidate)
-    if found is None:
-        return None, f"snippet no longer found in {relative} (stale)"
-    start, end, text = found
-    if _inside_dreaming_fence(lines, start, end):
-        return None, f"{relative}:{start}-{end} lies inside a dreaming block"
-    return replace(candidate, start_line=start, end_line=end, snippet=text), ""
+    return None, f"snippet no longer found in {relative} (stale)"
 
 
 def promotion_section(candidates: list[Candidate], day: str) -> str:
-    """The appended block: blank line, dated heading, then one marker + bullet per candidate."""
+    """The appended block: blank line, dated heading, then one marker + bullet per candidate (scores printed
+    with JavaScript's `toFixed(3)`)."""
     lines = ["", f"## Promoted From Short-Term Memory ({day})", ""]
     for c in candidates:
         lines.append(f"<!-- {MARKER_PREFIX}{c.key} -->")
         lines.append(
-            f"- {c.snippet or '(no snippet captured)'} [score={c.score:.3f} recalls={c.recall_count} "
-            f"avg={c.avg_score:.3f} source={c.source}]"
+            f"- {c.snippet or '(no snippet captured)'} [score={js_to_fixed(c.score, 3)} recalls={c.recall_count} "
+            f"avg={js_to_fixed(c.avg_score, 3)} source={c.source}]"
         )
     lines.append("")
     return "\n".join(lines)
@@ -164,17 +161,43 @@ def promotion_markers(text: str) -> set[str]:
     return {m.group(1).strip() for m in _MARKER_RE.finditer(text)}
 
 
+@dataclass(frozen=True)
+class ApplyGates:
+    """The gates `applyShortTermPromotions` re-checks (defaults: the manual `promote` command's)."""
+
+    min_score: float = 0.75
+    min_recall_count: int = 3
+    min_unique_queries: int = 2
+    max_age_days: float | None = None
+    limit: int | None = None
+
+    def passes(self, candidate: Candidate) -> bool:
+        """Whether a ranked candidate may be promoted."""
+        if is_contaminated_snippet(candidate.snippet) or candidate.promoted_at or candidate.score < self.min_score:
+            return False
+        if candidate.signal_count < self.min_recall_count:
+            return False
+        if max(candidate.unique_queries, len(candidate.recall_days)) < self.min_unique_queries:
+            return False
+        return self.max_age_days is None or self.max_age_days < 0 or candidate.age_days <= self.max_age_days
+
+
+ANY_CANDIDATE = ApplyGates(min_score=0, min_recall_count=0, min_unique_queries=0)
+
+
 def apply_promotions(
     workspace_dir: Path,
     candidates: list[Candidate],
     *,
     now: datetime | None = None,
     tz: tzinfo | None = None,
+    gates: ApplyGates = ApplyGates(),
 ) -> PromotionResult:
-    """Re-hydrate each candidate from its live file and append the fresh ones to MEMORY.md atomically.
+    """Re-hydrate each candidate that passes `gates` from its live file and append the fresh ones to MEMORY.md
+    atomically (OpenClaw's `applyShortTermPromotions`).
 
-    Candidates already marked in MEMORY.md are not written again; all applied ones get `promotedAt`.
-    Missing or stale candidates are skipped with a reason.
+    Candidates already marked in MEMORY.md are not written again; all applied ones get `promotedAt` and their
+    relocated lines. Missing or stale candidates are skipped with a reason.
     """
     moment = resolve_now(now)
     zone = tz if tz is not None else resolve_timezone(None)
@@ -182,17 +205,21 @@ def apply_promotions(
     result = PromotionResult(memory_path=memory_path)
     if memory_path.is_symlink():
         raise PathError(f"{memory_path} is a symlink; refusing to write promotions through it")
+    stamp = iso_ms(moment)
     with short_term_lock(workspace_dir):
-        store = load_recall_store(workspace_dir)
-        fresh: list[Candidate] = []
+        store = load_recall_store(workspace_dir, stamp)
+        chosen = []
         for candidate in candidates:
             latest = store.entries.get(candidate.key)
             if latest is not None and latest.promoted_at:
                 result.skipped.append((candidate.key, f"already promoted at {latest.promoted_at}"))
-                continue
+            elif gates.passes(candidate):
+                chosen.append(candidate)
+        fresh: list[Candidate] = []
+        for candidate in chosen[: gates.limit] if gates.limit is not None else chosen:
             hydrated, reason = rehydrate(workspace_dir, candidate)
-            if hydrated is None:
-                result.skipped.append((candidate.key, reason))
+            if hydrated is None or is_contaminated_snippet(hydrated.snippet):
+                result.skipped.append((candidate.key, reason or "dreaming output, not memory"))
             else:
                 fresh.append(hydrated)
         if not fresh:
@@ -206,9 +233,8 @@ def apply_promotions(
             header = "" if existing.strip() else LONG_TERM_HEADER
             base = existing if not existing or existing.endswith("\n") else existing + "\n"
             section = promotion_section(to_append, dreaming_day(moment, zone))
-            atomic_write_text(memory_path, header + base + section, expected_digest=digest)
+            atomic_write_text(memory_path, header + base + section, expected_digest=digest, root=workspace_dir)
             result.appended = len(to_append)
-        stamp = iso_ms(moment)
         for candidate in fresh:
             entry = store.entries.get(candidate.key)
             if entry is not None:

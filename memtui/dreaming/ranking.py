@@ -7,8 +7,9 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
+from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.recall_store import PhaseSignal, RecallEntry, is_short_term_path, parse_iso
-from memtui.dreaming.signals import is_unpromotable
+from memtui.jscompat import js_locale_key
 
 DEFAULT_WEIGHTS = {
     "frequency": 0.24,
@@ -158,10 +159,10 @@ def recency_score(age_days: float, half_life_days: float) -> float:
 
 def consolidation_score(recall_days: list[str], grounded_count: int) -> float:
     """`max(spacing-span score, groundedCount/3)`; the spacing-span score is 0.2 for a single day."""
-    days = sorted({d for d in (parse_iso(f"{day}T00:00:00Z") for day in recall_days) if d is not None})
-    if not days:
+    days = sorted(d for d in (parse_iso(f"{day}T00:00:00Z") for day in recall_days) if d is not None)
+    if not recall_days:
         spacing_span = 0.0
-    elif len(days) == 1:
+    elif len(recall_days) == 1 or len(days) <= 1:
         spacing_span = 0.2
     else:
         span_days = (days[-1] - days[0]).total_seconds() / DAY_SECONDS
@@ -209,12 +210,13 @@ def score_entry(
     )
     boost = phase_boost(signal, now)
     weighted = sum(weights[name] * getattr(components, name) for name in weights)
-    score = _clamp01(weighted + boost.total)
+    raw_score = weighted + boost.total
+    score = _clamp01(raw_score)
     rejected = []
     if not is_short_term_path(entry.path):
-        rejected.append("not a short-term path")
-    if is_unpromotable(entry.snippet):
-        rejected.append("empty or marker-only snippet")
+        rejected.append("not a short-term path (slug files and dreaming reports are not)")
+    if is_contaminated_snippet(entry.snippet):
+        rejected.append("dreaming output, not memory")
     if entry.promoted_at and not options.include_promoted:
         rejected.append(f"already promoted at {entry.promoted_at}")
     if signals <= 0 or signals < options.min_recall_count:
@@ -224,9 +226,9 @@ def score_entry(
             f"max(uniqueQueries, recallDays) {diversity_count} < "
             f"minUniqueQueries {options.min_unique_queries}"
         )
-    if options.max_age_days is not None and age > options.max_age_days:
-        rejected.append(f"age {age:.1f} d > maxAgeDays {options.max_age_days:g}")
-    if score < options.min_score:
+    if options.max_age_days is not None and options.max_age_days >= 0 and age > math.floor(options.max_age_days):
+        rejected.append(f"age {age:.1f} d > maxAgeDays {math.floor(options.max_age_days)}")
+    if raw_score < options.min_score:
         rejected.append(f"score {score:.3f} < minScore {options.min_score:g}")
     return Candidate(
         key=entry.key,
@@ -264,5 +266,5 @@ def rank_entries(
     (score, then recallCount, then path), cut to `limit`."""
     scored = [score_entry(entry, signals.get(key), now, options) for key, entry in entries.items()]
     eligible = [c for c in scored if not c.rejected or options.include_rejected]
-    eligible.sort(key=lambda c: (-c.score, -c.recall_count, c.path))
+    eligible.sort(key=lambda c: (-c.score, -c.recall_count, js_locale_key(c.path)))
     return eligible if options.limit is None else eligible[: max(0, options.limit)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -10,102 +11,22 @@ from pathlib import Path
 from typing import Any
 
 from memtui.atomic import atomic_write_text
+from memtui.dreaming.concepts import MAX_CONCEPT_TAGS, derive_concept_tags
+from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.errors import MemtuiError
-from memtui.jsonutil import sha1_hex
+from memtui.jscompat import js_number, js_squash, js_stringify, js_trim_end, parse_json, sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
 RECALL_STORE_NAME = "short-term-recall.json"
 PHASE_SIGNALS_NAME = "phase-signals.json"
 MAX_QUERY_HASHES = 32
 MAX_RECALL_DAYS = 16
-MAX_CONCEPT_TAGS = 8
 
-_SHORT_TERM_PATH_RE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*\d{4}-\d{2}-\d{2}(?:-[^/]+)?\.md$")
+_SHORT_TERM_PATH_RE = re.compile(r"(?:^|/)memory/(?:[^/]+/)*\d{4}-\d{2}-\d{2}\.md$")
 _SESSION_CORPUS_RE = re.compile(r"(?:^|/)memory/\.dreams/session-corpus/\d{4}-\d{2}-\d{2}\.(?:md|txt)$")
+_DAY_FILE_RE = re.compile(r"^\d{4}-\d{2}-\d{2}\.md$")
 _DREAMING_REPORT_RE = re.compile(r"(?:^|/)memory/dreaming/")
-_CONCEPT_TOKEN_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._/-]{2,}")
-_CONCEPT_STOP_WORDS = frozenset(
-    [
-        "about",
-        "after",
-        "agent",
-        "again",
-        "also",
-        "because",
-        "before",
-        "being",
-        "between",
-        "build",
-        "called",
-        "could",
-        "daily",
-        "default",
-        "deploy",
-        "during",
-        "every",
-        "file",
-        "files",
-        "from",
-        "have",
-        "into",
-        "just",
-        "line",
-        "lines",
-        "long",
-        "main",
-        "make",
-        "memory",
-        "month",
-        "more",
-        "most",
-        "move",
-        "much",
-        "next",
-        "note",
-        "notes",
-        "over",
-        "part",
-        "past",
-        "port",
-        "same",
-        "score",
-        "search",
-        "session",
-        "sessions",
-        "short",
-        "should",
-        "since",
-        "some",
-        "than",
-        "that",
-        "their",
-        "there",
-        "these",
-        "they",
-        "this",
-        "through",
-        "today",
-        "using",
-        "with",
-        "work",
-        "workspace",
-        "year",
-        "cjs",
-        "cts",
-        "jsx",
-        "json",
-        "md",
-        "mjs",
-        "mts",
-        "text",
-        "toml",
-        "ts",
-        "tsx",
-        "txt",
-        "yaml",
-        "yml",
-    ]
-)
+_ISO_DAY_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})")
 
 
 class DreamingError(MemtuiError):
@@ -139,16 +60,17 @@ def normalize_path(path: str) -> str:
 
 
 def is_short_term_path(path: str) -> bool:
-    """`memory/**/YYYY-MM-DD.md` or a session-corpus day file, but nothing under `memory/dreaming/`."""
+    """`memory/**/YYYY-MM-DD.md`, a session-corpus day file or a bare `YYYY-MM-DD.md`; nothing under
+    `memory/dreaming/`, and no slug file (`YYYY-MM-DD-<slug>.md`)."""
     text = normalize_path(path)
     if _DREAMING_REPORT_RE.search(text):
         return False
-    return bool(_SHORT_TERM_PATH_RE.search(text) or _SESSION_CORPUS_RE.search(text))
+    return bool(_SHORT_TERM_PATH_RE.search(text) or _SESSION_CORPUS_RE.search(text) or _DAY_FILE_RE.match(text))
 
 
 def normalize_snippet(text: str) -> str:
-    """Trim and collapse all whitespace runs to one space."""
-    return " ".join(text.split())
+    """Trim and collapse all whitespace runs to one space (JavaScript's whitespace)."""
+    return js_squash(text)
 
 
 def hash_query(query: str) -> str:
@@ -161,25 +83,27 @@ def claim_hash(snippet: str) -> str:
     return sha1_hex(normalize_snippet(snippet))[:12]
 
 
-def entry_key(path: str, start_line: int, end_line: int, claim: str | None = None) -> str:
-    """`memory:<path>:<start>:<end>[:<claimHash>]`."""
-    base = f"memory:{normalize_path(path)}:{start_line}:{end_line}"
+def entry_key(path: str, start_line: float, end_line: float, claim: str | None = None) -> str:
+    """`memory:<path>:<start>:<end>[:<claimHash>]` (line numbers printed as JavaScript prints them)."""
+    base = f"memory:{normalize_path(path)}:{js_number(start_line)}:{js_number(end_line)}"
     return f"{base}:{claim}" if claim else base
 
 
-def derive_concept_tags(path: str, snippet: str, limit: int = MAX_CONCEPT_TAGS) -> list[str]:
-    """Distinct lower-case word-like tokens of the file name and snippet, minus stop words and dates."""
-    tags: list[str] = []
-    for raw in _CONCEPT_TOKEN_RE.findall(f"{Path(path).name} {snippet}"):
-        token = raw.strip("./_-").replace("_", "-").lower()
-        if not 3 <= len(token) <= 32 or token.isdigit() or re.fullmatch(r"\d{4}-\d{2}-\d{2}", token):
-            continue
-        if token in _CONCEPT_STOP_WORDS or token in tags:
-            continue
-        tags.append(token)
-        if len(tags) >= limit:
-            break
-    return tags
+def iso_day(value: Any) -> str | None:
+    """The `YYYY-MM-DD` an ISO-like string starts with."""
+    match = _ISO_DAY_RE.match(str(value).strip())
+    return match.group(1) if match else None
+
+
+def distinct_strings(values: list[Any], limit: int) -> list[str]:
+    """The first `limit` distinct non-empty trimmed strings."""
+    out: list[str] = []
+    for value in values:
+        if isinstance(value, str) and value.strip() and value.strip() not in out:
+            out.append(value.strip())
+            if len(out) >= limit:
+                break
+    return out
 
 
 def merge_recent(values: list[str], value: str, limit: int) -> list[str]:
@@ -244,53 +168,78 @@ class RecallEntry:
         return data
 
     @classmethod
-    def from_json(cls, key: str, raw: Any) -> RecallEntry | None:
-        """Parse one stored entry; None when it is not a valid `memory` entry."""
-        if not isinstance(raw, dict) or raw.get("source") != "memory":
+    def from_json(cls, key: str, raw: Any, now_iso: str) -> RecallEntry | None:
+        """One stored entry as OpenClaw's `normalizeStore` reads it; None when it is not a valid `memory`
+        entry or its snippet is dreaming output."""
+        if not isinstance(raw, dict) or raw.get("source") != "memory" or not isinstance(raw.get("path"), str):
             return None
-        path, start, end = raw.get("path"), raw.get("startLine"), raw.get("endLine")
-        if not isinstance(path, str) or not path or not isinstance(start, int) or not isinstance(end, int):
+        path = normalize_path(raw["path"])
+        start, end = _js_integer(raw.get("startLine")), _js_integer(raw.get("endLine"))
+        if not path or start is None or end is None:
             return None
-
-        def count(name: str) -> int:
-            value = raw.get(name)
-            return max(0, int(value)) if isinstance(value, (int, float)) else 0
-
-        def strings(name: str, limit: int) -> list[str]:
-            value = raw.get(name)
-            items = (
-                [v.strip() for v in value if isinstance(v, str) and v.strip()]
-                if isinstance(value, list)
-                else []
-            )
-            return list(dict.fromkeys(items))[-limit:]
-
-        def number(name: str) -> float:
-            value = raw.get(name)
-            return max(0.0, float(value)) if isinstance(value, (int, float)) else 0.0
-
-        stamp = raw.get("lastRecalledAt") if isinstance(raw.get("lastRecalledAt"), str) else ""
+        snippet = normalize_snippet(raw["snippet"]) if isinstance(raw.get("snippet"), str) else ""
+        if snippet and is_contaminated_snippet(snippet):
+            return None
+        tags = raw.get("conceptTags")
+        claim = raw.get("claimHash")
         return cls(
-            key=str(raw.get("key") or key),
-            path=normalize_path(path),
+            key=key or entry_key(path, start, end, claim.strip() if isinstance(claim, str) else None),
+            path=path,
             start_line=start,
             end_line=end,
-            snippet=normalize_snippet(str(raw.get("snippet") or "")),
-            recall_count=count("recallCount"),
-            daily_count=count("dailyCount"),
-            grounded_count=count("groundedCount"),
-            total_score=number("totalScore"),
-            max_score=min(1.0, number("maxScore")),
-            first_recalled_at=raw["firstRecalledAt"]
-            if isinstance(raw.get("firstRecalledAt"), str)
-            else stamp,
-            last_recalled_at=stamp,
-            query_hashes=strings("queryHashes", MAX_QUERY_HASHES),
-            recall_days=[d[:10] for d in strings("recallDays", MAX_RECALL_DAYS)],
-            concept_tags=strings("conceptTags", MAX_CONCEPT_TAGS),
-            claim_hash=raw.get("claimHash") if isinstance(raw.get("claimHash"), str) else None,
-            promoted_at=raw.get("promotedAt") if isinstance(raw.get("promotedAt"), str) else None,
+            snippet=snippet,
+            recall_count=_js_count(raw.get("recallCount")),
+            daily_count=_js_count(raw.get("dailyCount")),
+            grounded_count=_js_count(raw.get("groundedCount")),
+            total_score=max(0.0, _js_number_or_zero(raw.get("totalScore"))),
+            max_score=max(0.0, min(1.0, _js_number_or_zero(raw.get("maxScore")))),
+            first_recalled_at=raw["firstRecalledAt"] if isinstance(raw.get("firstRecalledAt"), str) else now_iso,
+            last_recalled_at=raw["lastRecalledAt"] if isinstance(raw.get("lastRecalledAt"), str) else now_iso,
+            query_hashes=distinct_strings(raw["queryHashes"], MAX_QUERY_HASHES)
+            if isinstance(raw.get("queryHashes"), list) else [],
+            recall_days=[d for d in (iso_day(v) for v in raw["recallDays"]) if d][-MAX_RECALL_DAYS:]
+            if isinstance(raw.get("recallDays"), list) else [],
+            concept_tags=distinct_strings([t.strip().lower() if isinstance(t, str) else t for t in tags],
+                                          MAX_CONCEPT_TAGS) if isinstance(tags, list)
+            else derive_concept_tags(path, snippet),
+            claim_hash=claim.strip() if isinstance(claim, str) and claim.strip() else None,
+            promoted_at=raw["promotedAt"] if isinstance(raw.get("promotedAt"), str) else None,
         )
+
+
+def _js_value(value: Any) -> float | None:
+    """JavaScript `Number(value)` for the JSON values a store can hold (None for NaN)."""
+    if isinstance(value, bool):
+        return float(value)
+    if isinstance(value, int | float):
+        return float(value) if math.isfinite(value) else None
+    if value is None:
+        return 0.0
+    if isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return 0.0
+        try:
+            number = float(text)
+        except ValueError:
+            return None
+        return number if math.isfinite(number) else None
+    return None
+
+
+def _js_integer(value: Any) -> int | None:
+    number = _js_value(value) if value is not None else None
+    return int(number) if number is not None and number.is_integer() else None
+
+
+def _js_count(value: Any) -> int:
+    return max(0, math.floor(_js_number_or_zero(value)))
+
+
+def _js_number_or_zero(value: Any) -> float:
+    """`Number(value) || 0`."""
+    number = _js_value(value)
+    return number if number else 0.0
 
 
 @dataclass
@@ -345,7 +294,7 @@ def read_json_state(path: Path) -> Any:
     if not text.strip():
         return None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise DreamingError(
             f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})",
@@ -353,20 +302,22 @@ def read_json_state(path: Path) -> Any:
         ) from exc
 
 
-def write_json_state(path: Path, data: Any) -> None:
-    """Write JSON (2-space indent, trailing newline) atomically."""
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+def write_json_state(path: Path, data: Any, *, root: Path | None = None) -> None:
+    """Write JSON as `JSON.stringify(data, null, 2)` plus a newline, atomically."""
+    atomic_write_text(path, js_stringify(data, 2) + "\n", root=root)
 
 
-def load_recall_store(workspace_dir: Path) -> RecallStore:
-    """Read `short-term-recall.json` (empty store when missing); invalid entries are dropped."""
+def load_recall_store(workspace_dir: Path, now_iso: str = "") -> RecallStore:
+    """Read `short-term-recall.json` (empty store when missing); invalid and contaminated entries are dropped;
+    missing timestamps read as `now_iso`."""
     raw = read_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME)
     if not isinstance(raw, dict):
-        return RecallStore()
-    store = RecallStore(updated_at=str(raw.get("updatedAt") or ""))
+        return RecallStore(updated_at=now_iso)
+    updated = raw.get("updatedAt")
+    store = RecallStore(updated_at=updated if isinstance(updated, str) else now_iso)
     entries = raw.get("entries")
     for key, value in entries.items() if isinstance(entries, dict) else []:
-        entry = RecallEntry.from_json(key, value)
+        entry = RecallEntry.from_json(key, value, now_iso)
         if entry is not None:
             store.entries[entry.key] = entry
     return store
@@ -379,30 +330,32 @@ def save_recall_store(workspace_dir: Path, store: RecallStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: entry.to_json() for key, entry in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data, root=workspace_dir)
 
 
-def load_phase_signals(workspace_dir: Path) -> PhaseSignalStore:
-    """Read `phase-signals.json` (empty when missing)."""
-    raw = read_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME)
-    if not isinstance(raw, dict):
-        return PhaseSignalStore()
-    store = PhaseSignalStore(updated_at=str(raw.get("updatedAt") or ""))
-    entries = raw.get("entries")
-    for key, value in entries.items() if isinstance(entries, dict) else []:
+def load_phase_signals(workspace_dir: Path, now_iso: str = "") -> PhaseSignalStore:
+    """Read `phase-signals.json` like OpenClaw's `normalizePhaseSignalStore` (empty when missing or corrupt)."""
+    try:
+        raw = read_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME)
+    except DreamingError:
+        raw = None
+    entries = raw.get("entries") if isinstance(raw, dict) else None
+    if not isinstance(entries, dict):
+        return PhaseSignalStore(updated_at=now_iso)
+    updated = raw.get("updatedAt")
+    store = PhaseSignalStore(updated_at=updated if isinstance(updated, str) and updated.strip() else now_iso)
+    for map_key, value in entries.items():
         if not isinstance(value, dict):
             continue
-        light = value.get("lightHits") if isinstance(value.get("lightHits"), int) else 0
-        rem = value.get("remHits") if isinstance(value.get("remHits"), int) else 0
-        if light <= 0 and rem <= 0:
+        own = value.get("key")
+        key = own if isinstance(own, str) and own.strip() else map_key
+        light, rem = _js_count(value.get("lightHits")), _js_count(value.get("remHits"))
+        if light == 0 and rem == 0:
             continue
-        store.entries[key] = PhaseSignal(
-            key=key,
-            light_hits=light,
-            rem_hits=rem,
-            last_light_at=value.get("lastLightAt") if isinstance(value.get("lastLightAt"), str) else None,
-            last_rem_at=value.get("lastRemAt") if isinstance(value.get("lastRemAt"), str) else None,
-        )
+        stamps = [value.get(name) if isinstance(value.get(name), str) and value[name].strip() else None
+                  for name in ("lastLightAt", "lastRemAt")]
+        store.entries[key] = PhaseSignal(key=key, light_hits=light, rem_hits=rem, last_light_at=stamps[0],
+                                         last_rem_at=stamps[1])
     return store
 
 
@@ -413,4 +366,31 @@ def save_phase_signals(workspace_dir: Path, store: PhaseSignalStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: signal.to_json() for key, signal in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data, root=workspace_dir)
+
+
+def repair_recall_store(workspace_dir: Path, now_iso: str) -> tuple[bool, int]:
+    """OpenClaw's `repairShortTermPromotionArtifacts` for the store: invalid entries dropped, concept tags
+    re-derived, the last recall day added to `recallDays`; rewritten only when that changes the file.
+    Returns (rewritten, invalid entries removed)."""
+    path = dreams_dir(workspace_dir) / RECALL_STORE_NAME
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return False, 0
+    raw = json.loads(text) if text.strip() else {"version": 1, "updatedAt": now_iso, "entries": {}}
+    raw_count = len(raw.get("entries") or {}) if isinstance(raw, dict) and isinstance(raw.get("entries"), dict) \
+        else 0
+    store = load_recall_store(workspace_dir, now_iso)
+    for entry in store.entries.values():
+        entry.concept_tags = derive_concept_tags(entry.path, entry.snippet) or entry.concept_tags
+        entry.query_hashes = entry.query_hashes[-MAX_QUERY_HASHES:]
+        fallback = iso_day(entry.last_recalled_at) or now_iso[:10]
+        entry.recall_days = merge_recent(entry.recall_days, fallback, MAX_RECALL_DAYS)
+    comparable = {"version": 1, "updatedAt": store.updated_at,
+                  "entries": {key: entry.to_json() for key, entry in store.entries.items()}}
+    if js_stringify(comparable, 2) + "\n" == js_trim_end(text) + "\n":
+        return False, max(0, raw_count - len(store.entries))
+    store.updated_at = now_iso
+    save_recall_store(workspace_dir, store)
+    return True, max(0, raw_count - len(store.entries))

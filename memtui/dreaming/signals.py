@@ -4,13 +4,14 @@ grounded backfill and light/REM phase revisits. Everything goes through `record_
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, tzinfo
+from datetime import datetime, tzinfo
 from pathlib import Path
 
 from memtui.atomic import atomic_write_text
+from memtui.dreaming.clock import dreaming_day, resolve_now
+from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.lock import short_term_lock
 from memtui.dreaming.recall_store import (
     MAX_QUERY_HASHES,
@@ -23,6 +24,7 @@ from memtui.dreaming.recall_store import (
     entry_key,
     hash_query,
     is_short_term_path,
+    iso_day,
     iso_ms,
     load_phase_signals,
     load_recall_store,
@@ -34,43 +36,17 @@ from memtui.dreaming.recall_store import (
     save_recall_store,
     write_json_state,
 )
-from memtui.dreaming.settings import dreaming_day, resolve_now, resolve_timezone
-from memtui.jsonutil import sha1_hex
+from memtui.dreaming.recall_updates import RecallUpdate
+from memtui.jscompat import sha1_hex
+from memtui.settings.dreaming import resolve_timezone
 
-DAILY_SCORE = 0.62
 SESSION_SCORE = 0.58
-DAILY_MIN_CHARS, DAILY_MAX_CHARS = 8, 280
 SESSION_MIN_CHARS, SESSION_MAX_CHARS = 12, 280
-DAILY_RUN_LINES = 4
 SESSION_MAX_PER_FILE = 80
 SESSION_MAX_PER_SWEEP = 240
 SEEN_MESSAGES_CAP = 4096
-DAILY_INGESTION_NAME = "daily-ingestion.json"
 SESSION_INGESTION_NAME = "session-ingestion.json"
 SESSION_CORPUS_DIR = "session-corpus"
-
-_DAILY_FILE_RE = re.compile(r"^(\d{4}-\d{2}-\d{2})\.md$")
-_HEADING_RE = re.compile(r"^#{1,6}\s+(.*?)\s*#*$")
-_LIST_RE = re.compile(r"^(?:[-*+]|\d+[.)])\s+(?:\[[ xX]\]\s+)?")
-_FENCE_START_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:start\s*-->")
-_FENCE_END_RE = re.compile(r"<!--\s*openclaw:dreaming:[a-z][a-z0-9-]*:end\s*-->")
-_GENERIC_HEADINGS = frozenset(
-    [
-        "today",
-        "yesterday",
-        "tomorrow",
-        "morning",
-        "afternoon",
-        "evening",
-        "night",
-        "notes",
-        "log",
-        "journal",
-        "daily notes",
-        "daily log",
-    ]
-)
-_DATE_HEADING_RE = re.compile(r"^(?:\d{4}-\d{2}-\d{2}|[a-z]+ \d{1,2}(?:, ?\d{4})?)$")
 
 
 @dataclass(frozen=True)
@@ -97,12 +73,22 @@ def _clamp01(value: float) -> float:
     return 0.0 if not math.isfinite(value) else max(0.0, min(1.0, value))
 
 
-def is_unpromotable(snippet: str) -> bool:
-    """Empty, marker-only, or a promotion marker: nothing worth remembering."""
-    text = normalize_snippet(snippet)
-    if not text or "openclaw-memory-promotion:" in text:
-        return True
-    return not any(ch.isalnum() for ch in text)
+@dataclass(frozen=True)
+class GroundedItem:
+    """A grounded backfill candidate: its place, claim and score, with the query, weight and day it counts for."""
+
+    path: str
+    start_line: float
+    end_line: float
+    snippet: str
+    score: float
+    query: str | None = None
+    signal_count: float | None = None
+    day_bucket: str | None = None
+
+
+def _bucket(day: str | None, moment: datetime, tz: tzinfo | None) -> str:
+    return iso_day(day or "") or dreaming_day(moment, tz if tz is not None else resolve_timezone(None))
 
 
 def record_recalls(
@@ -116,46 +102,47 @@ def record_recalls(
     now: datetime | None = None,
     tz: tzinfo | None = None,
 ) -> int:
-    """Add one `recall` or `daily` signal per short-term hit; returns how many entries changed.
+    """Add one `recall` or `daily` signal per short-term hit (OpenClaw's `recordShortTermRecalls`); returns
+    how many entries changed. Slug files, `memory/dreaming/` reports and dreaming-output snippets count none.
 
     With `dedupe_per_day`, a hit whose entry already saw this query on `day` adds no counts.
     """
     if signal not in ("recall", "daily"):
         raise ValueError(f"unknown signal type {signal!r}")
     query = query.strip()
-    relevant = [h for h in hits if is_short_term_path(h.path) and not is_unpromotable(h.snippet)]
+    relevant = [h for h in hits if is_short_term_path(h.path)]
     if not query or not relevant:
         return 0
     moment = resolve_now(now)
     stamp = iso_ms(moment)
-    bucket = day or dreaming_day(moment, tz if tz is not None else resolve_timezone(None))
+    bucket = _bucket(day, moment, tz)
     qhash = hash_query(query)
     recorded = 0
     with short_term_lock(workspace_dir):
-        store = load_recall_store(workspace_dir)
+        store = RecallUpdate(workspace_dir, stamp)
         for hit in relevant:
             path = normalize_path(hit.path)
-            start, end = max(1, int(hit.start_line)), max(1, int(hit.end_line))
             snippet = normalize_snippet(hit.snippet)
+            if not snippet or is_contaminated_snippet(snippet):
+                continue
+            start, end = max(1, math.floor(hit.start_line)), max(1, math.floor(hit.end_line))
             grounded_key = entry_key(path, start, end, claim_hash(snippet))
-            key = grounded_key if grounded_key in store.entries else entry_key(path, start, end)
-            old = store.entries.get(key)
-            duplicate = bool(
-                dedupe_per_day and old and qhash in old.query_hashes and bucket in old.recall_days
-            )
+            key = grounded_key if grounded_key in store else entry_key(path, hit.start_line, hit.end_line)
+            old = store.get(key)
+            duplicate = bool(dedupe_per_day and old and qhash in old.query_hashes and bucket in old.recall_days)
             score = 0.0 if duplicate else _clamp01(hit.score)
             step = 0 if duplicate else 1
             tags = derive_concept_tags(path, snippet)
-            store.entries[key] = RecallEntry(
+            store.put(key, RecallEntry(
                 key=key,
                 path=path,
                 start_line=start,
                 end_line=end,
-                snippet=snippet or (old.snippet if old else ""),
+                snippet=snippet,
                 recall_count=(old.recall_count if old else 0) + (step if signal == "recall" else 0),
                 daily_count=(old.daily_count if old else 0) + (step if signal == "daily" else 0),
                 grounded_count=old.grounded_count if old else 0,
-                total_score=(old.total_score if old else 0.0) + score,
+                total_score=max(0.0, (old.total_score if old else 0.0) + score),
                 max_score=max(old.max_score if old else 0.0, score),
                 first_recalled_at=old.first_recalled_at if old else stamp,
                 last_recalled_at=stamp,
@@ -164,17 +151,16 @@ def record_recalls(
                 concept_tags=tags or (old.concept_tags if old else []),
                 claim_hash=old.claim_hash if old else None,
                 promoted_at=old.promoted_at if old else None,
-            )
+            ))
             recorded += 1
-        store.updated_at = stamp
-        save_recall_store(workspace_dir, store)
+        store.save(stamp)
     return recorded
 
 
 def record_search_hits(
     workspace_dir: Path,
     query: str,
-    hits: Iterable[tuple[str, int, int, float, str, str]],
+    hits: Iterable[tuple[str, float, float, float, str, str]],
     *,
     now: datetime | None = None,
     tz: tzinfo | None = None,
@@ -191,41 +177,54 @@ def record_search_hits(
     return record_recalls(Path(workspace_dir), query, usable, now=now, tz=tz)
 
 
-def record_grounded(
-    workspace_dir: Path, query: str, hits: Sequence[Hit], *, day: str, now: datetime | None = None
-) -> list[str]:
-    """Stage grounded backfill candidates (claim-hash keys, `groundedCount += 1`); returns their keys."""
+def record_grounded(workspace_dir: Path, query: str, items: Sequence[GroundedItem], *, day: str | None = None,
+                    dedupe_per_day: bool = False, now: datetime | None = None, tz: tzinfo | None = None) -> list[str]:
+    """Stage grounded backfill candidates (OpenClaw's `recordGroundedShortTermCandidates`): claim-hash keys,
+    `groundedCount += signalCount`; returns their keys."""
+    query = query.strip()
     moment = resolve_now(now)
     stamp = iso_ms(moment)
-    qhash = hash_query(query)
+    usable = []
+    for item in items:
+        path, snippet = normalize_path(item.path), normalize_snippet(item.snippet)
+        if not snippet or is_contaminated_snippet(snippet) or not path or not is_short_term_path(path):
+            continue
+        if not (math.isfinite(item.start_line) and math.isfinite(item.end_line)):
+            continue
+        weight = max(1, math.floor(item.signal_count if item.signal_count is not None else 1))
+        usable.append((path, max(1, math.floor(item.start_line)), max(1, math.floor(item.end_line)), snippet,
+                       _clamp01(item.score), normalize_snippet(item.query if item.query is not None else query),
+                       weight, iso_day(item.day_bucket or day or "")))
+    if not query or not usable:
+        return []
+    fallback_day = dreaming_day(moment, tz if tz is not None else resolve_timezone(None))
     keys: list[str] = []
     with short_term_lock(workspace_dir):
-        store = load_recall_store(workspace_dir)
-        for hit in hits:
-            path, snippet = normalize_path(hit.path), normalize_snippet(hit.snippet)
-            if not is_short_term_path(path) or is_unpromotable(snippet):
-                continue
+        store = load_recall_store(workspace_dir, stamp)
+        for path, start, end, snippet, score, item_query, weight, item_day in usable:
+            bucket = item_day or fallback_day
+            qhash = hash_query(item_query or query)
             claim = claim_hash(snippet)
-            key = entry_key(path, hit.start_line, hit.end_line, claim)
+            key = entry_key(path, start, end, claim)
             old = store.entries.get(key)
-            duplicate = bool(old and qhash in old.query_hashes and day in old.recall_days)
-            score = 0.0 if duplicate else _clamp01(hit.score)
+            duplicate = bool(dedupe_per_day and old and qhash in old.query_hashes and bucket in old.recall_days)
+            tags = derive_concept_tags(path, snippet)
             store.entries[key] = RecallEntry(
                 key=key,
                 path=path,
-                start_line=hit.start_line,
-                end_line=hit.end_line,
+                start_line=start,
+                end_line=end,
                 snippet=snippet,
                 recall_count=old.recall_count if old else 0,
                 daily_count=old.daily_count if old else 0,
-                grounded_count=(old.grounded_count if old else 0) + (0 if duplicate else 1),
-                total_score=(old.total_score if old else 0.0) + score,
-                max_score=max(old.max_score if old else 0.0, score),
+                grounded_count=(old.grounded_count if old else 0) + (0 if duplicate else weight),
+                total_score=max(0.0, (old.total_score if old else 0.0) + (0.0 if duplicate else score * weight)),
+                max_score=max(old.max_score if old else 0.0, 0.0 if duplicate else score),
                 first_recalled_at=old.first_recalled_at if old else stamp,
                 last_recalled_at=stamp,
                 query_hashes=merge_recent(old.query_hashes if old else [], qhash, MAX_QUERY_HASHES),
-                recall_days=merge_recent(old.recall_days if old else [], day, MAX_RECALL_DAYS),
-                concept_tags=derive_concept_tags(path, snippet),
+                recall_days=merge_recent(old.recall_days if old else [], bucket, MAX_RECALL_DAYS),
+                concept_tags=tags or (old.concept_tags if old else []),
                 claim_hash=claim,
                 promoted_at=old.promoted_at if old else None,
             )
@@ -238,14 +237,17 @@ def record_grounded(
 def record_phase_hits(
     workspace_dir: Path, phase: str, keys: Iterable[str], *, now: datetime | None = None
 ) -> int:
-    """Count a light or REM revisit of known recall keys in `phase-signals.json`."""
+    """Count a light or REM revisit of known recall keys in `phase-signals.json` (nothing written without
+    keys); signals of keys no longer in the store are dropped."""
     if phase not in ("light", "rem"):
         raise ValueError(f"unknown dreaming phase {phase!r}")
     stamp = iso_ms(resolve_now(now))
     wanted = list(dict.fromkeys(k.strip() for k in keys if k.strip()))
+    if not wanted:
+        return 0
     with short_term_lock(workspace_dir):
-        known = set(load_recall_store(workspace_dir).entries)
-        signals = load_phase_signals(workspace_dir)
+        known = set(load_recall_store(workspace_dir, stamp).entries)
+        signals = load_phase_signals(workspace_dir, stamp)
         touched = 0
         for key in wanted:
             if key not in known:
@@ -258,125 +260,16 @@ def record_phase_hits(
                 entry.rem_hits = min(9999, entry.rem_hits + 1)
                 entry.last_rem_at = stamp
             touched += 1
-        signals.entries = {k: v for k, v in signals.entries.items() if k in known}
+        signals.entries = {k: v for k, v in signals.entries.items()
+                           if k in known and (v.light_hits > 0 or v.rem_hits > 0)}
         signals.updated_at = stamp
         save_phase_signals(workspace_dir, signals)
     return touched
 
 
-def _clean_heading(text: str) -> str | None:
-    heading = re.sub(r"[`*_~]", "", text).strip()
-    lowered = heading.lower()
-    if not heading or lowered in _GENERIC_HEADINGS or _DATE_HEADING_RE.match(lowered):
-        return None
-    return heading
-
-
-def strip_dreaming_blocks(lines: list[str]) -> list[str]:
-    """Blank out managed `openclaw:dreaming:*` blocks so their lines are never ingested."""
-    out, inside = [], False
-    for line in lines:
-        if _FENCE_START_RE.search(line):
-            inside = True
-            out.append("")
-        elif _FENCE_END_RE.search(line):
-            inside = False
-            out.append("")
-        else:
-            out.append("" if inside else line)
-    return out
-
-
-def daily_snippet_chunks(lines: list[str]) -> list[Hit]:
-    """Runs of up to 4 list or paragraph lines under the nearest specific heading, as 8–280 char snippets."""
-    chunks: list[Hit] = []
-    heading: str | None = None
-    run: list[tuple[int, str]] = []
-    kind = ""
-
-    def flush() -> None:
-        if run:
-            body = ("; " if kind == "list" else " ").join(text for _, text in run)
-            snippet = normalize_snippet((f"{heading}: {body}" if heading else body)[:DAILY_MAX_CHARS])
-            if len(snippet) >= DAILY_MIN_CHARS:
-                chunks.append(Hit("", run[0][0], run[-1][0], DAILY_SCORE, snippet))
-            run.clear()
-
-    for number, line in enumerate(lines, start=1):
-        stripped = line.strip()
-        match = _HEADING_RE.match(stripped)
-        if match:
-            flush()
-            heading = _clean_heading(match.group(1))
-            continue
-        if not stripped or stripped.startswith("<!--"):
-            flush()
-            continue
-        marker = _LIST_RE.match(stripped)
-        line_kind = "list" if marker else "paragraph"
-        text = stripped[marker.end() :] if marker else stripped
-        if run and (kind != line_kind or len(run) >= DAILY_RUN_LINES):
-            flush()
-        kind = line_kind
-        run.append((number, text))
-    flush()
-    return chunks
-
-
 def _fingerprint(path: Path) -> dict[str, int]:
     stat = path.stat()
     return {"mtimeMs": int(stat.st_mtime * 1000), "size": stat.st_size}
-
-
-def ingest_daily(
-    workspace_dir: Path, *, now: datetime | None = None, tz: tzinfo, lookback_days: int = 2, limit: int = 100
-) -> IngestResult:
-    """Feed new or changed daily notes of the lookback window as `__dreaming_daily__:<day>` signals."""
-    moment = resolve_now(now)
-    today = dreaming_day(moment, tz)
-    oldest = dreaming_day(moment - timedelta(days=lookback_days), tz)
-    state_path = dreams_dir(workspace_dir) / DAILY_INGESTION_NAME
-    raw_state = read_json_state(state_path)
-    previous = raw_state.get("files", {}) if isinstance(raw_state, dict) else {}
-    memory_dir = workspace_dir / "memory"
-    days = []
-    if memory_dir.is_dir():
-        for child in memory_dir.iterdir():
-            match = _DAILY_FILE_RE.match(child.name)
-            if match and child.is_file() and not child.is_symlink() and oldest <= match.group(1) <= today:
-                days.append((match.group(1), child))
-    days.sort(reverse=True)
-    total_cap = max(20, limit * 4)
-    per_file_cap = max(6, math.ceil(total_cap / max(1, len(days))))
-    result = IngestResult()
-    files_state: dict[str, dict[str, int]] = {}
-    for day, path in days:
-        relative = f"memory/{path.name}"
-        fingerprint = _fingerprint(path)
-        files_state[relative] = fingerprint
-        if previous.get(relative) == fingerprint or result.signals >= total_cap:
-            continue
-        lines = strip_dreaming_blocks(path.read_text(encoding="utf-8", errors="replace").splitlines())
-        room = min(per_file_cap, total_cap - result.signals)
-        hits = [
-            Hit(relative, c.start_line, c.end_line, DAILY_SCORE, c.snippet)
-            for c in daily_snippet_chunks(lines)
-        ]
-        hits = hits[:room]
-        if hits:
-            result.signals += record_recalls(
-                workspace_dir,
-                f"__dreaming_daily__:{day}",
-                hits,
-                signal="daily",
-                dedupe_per_day=True,
-                day=today,
-                now=moment,
-            )
-            result.files += 1
-    if files_state != previous:
-        write_json_state(state_path, {"version": 1, "files": files_state})
-    return result
 
 
 SessionReader = Callable[[Path], list[tuple[int, str]]]
@@ -458,7 +351,7 @@ def ingest_sessions(
         if taken:
             result.files += 1
     if new_hits:
-        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n")
+        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n", root=workspace_dir)
         result.signals = record_recalls(
             workspace_dir,
             f"__dreaming_sessions__:{today}",
@@ -471,5 +364,5 @@ def ingest_sessions(
     seen_all[agent_id] = seen[-SEEN_MESSAGES_CAP:]
     new_state = {"version": 3, "files": files_state, "seenMessages": seen_all}
     if new_state != raw_state:
-        write_json_state(state_path, new_state)
+        write_json_state(state_path, new_state, root=workspace_dir)
     return result

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from memtui.embeddings.base import EmbeddingProvider, sanitize_and_normalize
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors, sanitize_and_normalize
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -24,6 +24,7 @@ from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -86,14 +87,14 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
     def from_settings(
         cls,
         settings: MemorySearchSettings,
-        raw_config: Mapping[str, Any],
+        providers: ModelProviders,
         *,
         env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
     ) -> GeminiEmbeddingProvider:
         """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
         endpoint = resolve_remote(
-            settings, raw_config, os.environ if env is None else env,
+            settings, providers, os.environ if env is None else env,
             provider_id="gemini", config_provider="google", env_var="GEMINI_API_KEY",
             default_base_url=DEFAULT_BASE_URL,
         )
@@ -129,8 +130,9 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         payload = self.retry.run(
             lambda: self._post("embedContent", self._content(text, "RETRIEVAL_QUERY"), self.query_timeout)
         )
-        values = (payload.get("embedding") or {}).get("values") or []
-        vector = sanitize_and_normalize(values)
+        embedding = payload.get("embedding")
+        values = embedding.get("values") if isinstance(embedding, Mapping) else None
+        vector = sanitize_and_normalize(checked_vectors("gemini", [values], 1, finite=False)[0]) if values else []
         self._remember_dims([vector])
         return vector
 
@@ -143,7 +145,8 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
                 f"gemini embeddings failed: {len(embeddings or [])} vectors returned for {len(texts)} inputs",
                 "check memorySearch.remote.baseUrl",
             )
-        return [sanitize_and_normalize(item.get("values") or []) for item in embeddings]
+        values = [item.get("values") if isinstance(item, Mapping) else None for item in embeddings]
+        return [sanitize_and_normalize(v) for v in checked_vectors("gemini", values, len(texts), finite=False)]
 
     def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed documents with taskType RETRIEVAL_DOCUMENT in byte-bounded, concurrent requests."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -25,6 +25,7 @@ from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_MODEL = "text-embedding-3-small"
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -85,7 +86,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
     def from_settings(
         cls,
         settings: MemorySearchSettings,
-        raw_config: Mapping[str, Any],
+        providers: ModelProviders,
         *,
         env: Mapping[str, str] | None = None,
         agent_id: str = "main",
@@ -93,7 +94,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
     ) -> OpenAIEmbeddingProvider:
         """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
         endpoint = resolve_remote(
-            settings, raw_config, os.environ if env is None else env,
+            settings, providers, os.environ if env is None else env,
             provider_id="openai", config_provider="openai", env_var="OPENAI_API_KEY",
             default_base_url=DEFAULT_BASE_URL,
         )
@@ -123,14 +124,14 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
             timeout=timeout,
             secrets=self.secrets,
         )
-        ordered = sorted(response.data, key=lambda item: item.index)
-        vectors = [list(item.embedding) for item in ordered]
-        if len(vectors) != len(texts):
-            raise ProviderError(
-                f"openai embeddings failed: {len(vectors)} vectors returned for {len(texts)} inputs",
-                "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API",
-            )
-        return vectors
+        try:
+            ordered = sorted(response.data, key=lambda item: item.index)
+            vectors = [item.embedding for item in ordered]
+        except (TypeError, AttributeError):
+            raise ProviderError("openai embeddings failed: malformed response (no data list of embeddings)",
+                                "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API",
+                                ) from None
+        return checked_vectors("openai", vectors, len(texts))
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (`queryInputType`), retried on rate limits and 5xx."""

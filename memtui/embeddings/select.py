@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.embeddings.base import EmbeddingProvider
-from memtui.embeddings.http_retry import MissingApiKeyError, RetryPolicy
 from memtui.errors import MemtuiError, ProviderError
 
 if TYPE_CHECKING:
+    from memtui.embeddings.http_retry import RetryPolicy
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_LOCAL_MODEL = "hf:ggml-org/embeddinggemma-300m-qat-q8_0-GGUF/embeddinggemma-300m-qat-Q8_0.gguf"
 SUPPORTED = ("local", "openai", "gemini", "voyage")
@@ -73,7 +74,7 @@ def _create_local(
 def create_provider(
     provider_id: str,
     settings: MemorySearchSettings,
-    raw_config: Mapping[str, Any],
+    providers: ModelProviders,
     *,
     state_dir: Path,
     profile: str = "memtui",
@@ -86,16 +87,16 @@ def create_provider(
     if provider_id == "openai":
         from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
 
-        return OpenAIEmbeddingProvider.from_settings(settings, raw_config, env=env, agent_id=agent_id,
+        return OpenAIEmbeddingProvider.from_settings(settings, providers, env=env, agent_id=agent_id,
                                                      retry=retry), "config"
     if provider_id == "gemini":
         from memtui.embeddings.gemini import GeminiEmbeddingProvider
 
-        return GeminiEmbeddingProvider.from_settings(settings, raw_config, env=env, retry=retry), "config"
+        return GeminiEmbeddingProvider.from_settings(settings, providers, env=env, retry=retry), "config"
     if provider_id == "voyage":
         from memtui.embeddings.voyage import VoyageEmbeddingProvider
 
-        return VoyageEmbeddingProvider.from_settings(settings, raw_config, env=env, retry=retry), "config"
+        return VoyageEmbeddingProvider.from_settings(settings, providers, env=env, retry=retry), "config"
     if provider_id == "local":
         spec = (settings.local.model_path or "").strip()
         if not spec and profile == "memtui":
@@ -115,7 +116,7 @@ def create_provider(
 
 def select_provider(
     settings: MemorySearchSettings,
-    raw_config: Mapping[str, Any],
+    providers: ModelProviders,
     *,
     state_dir: Path,
     profile: str = "memtui",
@@ -137,26 +138,28 @@ def select_provider(
     if requested == "none":
         return ProviderSelection(None, requested, reason="memorySearch.provider is none", source="config")
     if requested == "auto":
-        return _auto(settings, raw_config, make)
+        return _auto(settings, providers, make)
     try:
-        provider, source = create_provider(requested, settings, raw_config, **make)
+        provider, source = create_provider(requested, settings, providers, **make)
         return ProviderSelection(provider, requested, source=source)
     except ProviderError as exc:
         if settings.fallback in ("none", requested):
             raise
-        selection = fallback_provider(settings, raw_config, failed=requested, reason=str(exc), **make)
+        selection = fallback_provider(settings, providers, failed=requested, reason=str(exc), **make)
         if selection.provider is None:
             raise ProviderError(selection.reason or f"{requested} failed", "fix the provider") from None
         return selection
 
 
 def _auto(
-    settings: MemorySearchSettings, raw_config: Mapping[str, Any], make: dict[str, Any]
+    settings: MemorySearchSettings, providers: ModelProviders, make: dict[str, Any]
 ) -> ProviderSelection:
+    from memtui.embeddings.http_retry import MissingApiKeyError
+
     skipped: list[str] = []
     if _is_model_file(settings.local.model_path):
         try:
-            provider, _ = create_provider("local", settings, raw_config, **make)
+            provider, _ = create_provider("local", settings, providers, **make)
             return ProviderSelection(provider, "auto", source="auto")
         except ProviderError as exc:
             skipped.append(f"local: {exc.message}")
@@ -164,7 +167,7 @@ def _auto(
         skipped.append("local: no local.modelPath file")
     for provider_id in AUTO_REMOTE_ORDER:
         try:
-            provider, _ = create_provider(provider_id, settings, raw_config, **make)
+            provider, _ = create_provider(provider_id, settings, providers, **make)
             return ProviderSelection(provider, "auto", source="auto")
         except MissingApiKeyError:
             skipped.append(f"{provider_id}: no API key")
@@ -182,7 +185,7 @@ def _auto(
 
 def fallback_provider(
     settings: MemorySearchSettings,
-    raw_config: Mapping[str, Any],
+    providers: ModelProviders,
     *,
     state_dir: Path,
     failed: str,
@@ -202,7 +205,7 @@ def fallback_provider(
                                  reason=f"{failed} failed and no fallback is configured: {reason}")
     try:
         provider, source = create_provider(
-            target, settings, raw_config, state_dir=state_dir, profile=profile, env=env, agent_id=agent_id,
+            target, settings, providers, state_dir=state_dir, profile=profile, env=env, agent_id=agent_id,
             retry=retry,
         )
     except ProviderError as exc:

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import httpx
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -23,6 +23,7 @@ from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
     from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
 
 DEFAULT_MODEL = "voyage-4-large"
 DEFAULT_BASE_URL = "https://api.voyageai.com/v1"
@@ -59,14 +60,14 @@ class VoyageEmbeddingProvider(EmbeddingProvider):
     def from_settings(
         cls,
         settings: MemorySearchSettings,
-        raw_config: Mapping[str, Any],
+        providers: ModelProviders,
         *,
         env: Mapping[str, str] | None = None,
         retry: RetryPolicy | None = None,
     ) -> VoyageEmbeddingProvider:
         """Create from `memorySearch` settings; raises MissingApiKeyError without a key."""
         endpoint = resolve_remote(
-            settings, raw_config, os.environ if env is None else env,
+            settings, providers, os.environ if env is None else env,
             provider_id="voyage", config_provider="voyage", env_var="VOYAGE_API_KEY",
             default_base_url=DEFAULT_BASE_URL,
         )
@@ -88,13 +89,11 @@ class VoyageEmbeddingProvider(EmbeddingProvider):
             key_hint=KEY_HINT,
         )
         data = payload.get("data")
-        if not isinstance(data, list) or len(data) != len(texts):
-            raise ProviderError(
-                f"voyage embeddings failed: {len(data or [])} vectors returned for {len(texts)} inputs",
-                "check memorySearch.remote.baseUrl",
-            )
-        ordered = sorted(data, key=lambda item: item.get("index", 0))
-        return [[float(v) for v in item.get("embedding") or []] for item in ordered]
+        if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
+            raise ProviderError("voyage embeddings failed: malformed response (no data list of embeddings)",
+                                "check memorySearch.remote.baseUrl")
+        ordered = sorted(data, key=lambda item: item.get("index", 0) if isinstance(item.get("index"), int) else 0)
+        return checked_vectors("voyage", [item.get("embedding") for item in ordered], len(texts))
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query with `input_type: "query"`."""

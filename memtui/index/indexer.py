@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
+from memtui.atomic import open_for_read, parts_below
+from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, embed_texts, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
@@ -20,10 +21,11 @@ from memtui.index.workspace import (
     canonical_root_memory,
     is_allowed_memory_path,
     list_memory_files,
+    memory_location,
     resolve_extra_path,
 )
 from memtui.issues import FileIssue
-from memtui.jsonutil import js_stringify, sha256_hex
+from memtui.jscompat import js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
@@ -80,6 +82,15 @@ class SyncReport:
 
 class EmbeddingFailed(ProviderError):
     """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
+
+
+class VectorSizeChanged(ProviderError):
+    """The provider's vectors changed size during a sync; the index must be rebuilt for the new size."""
+
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"the provider's vectors changed from {old} to {new} dimensions")
+        self.old = old
+        self.new = new
 
 
 def model_name(provider: EmbeddingProvider | None) -> str:
@@ -150,22 +161,31 @@ class Indexer:
     """Writes one workspace's memory (and optionally sessions) into a store."""
 
     def __init__(self, workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-                 *, sessions_dir: Path | None = None, batch_size: int = 64):
+                 *, sessions_dir: Path | None = None, batch_size: int = 64, vector_dims: int | None = None):
         self.workspace_dir = workspace_dir
         self.settings = settings
         self.provider = provider
         self.sessions_dir = sessions_dir
         self.batch_size = batch_size
+        # The size every vector of this sync must have (None: set by the first one); cached vectors of
+        # another size are embedded again, fresh ones of another size raise VectorSizeChanged.
+        self.vector_dims = vector_dims
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _read_markdown(self, abs_path: Path, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+    def _read_markdown(self, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+        """The file's text, mtime (ms) and size, opened once with no symlink followed on the way."""
         try:
-            stat = abs_path.stat()
-            if stat.st_size > MAX_MARKDOWN_BYTES:
-                issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
-                return None
-            data = abs_path.read_bytes()
+            location = memory_location(self.workspace_dir, rel, self.settings.extra_paths)
+            with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_MARKDOWN_BYTES:
+                    issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
+                    return None
+                data = handle.read()
+        except PathError as exc:
+            issues.append(FileIssue(rel, f"{exc.message}; skipped"))
+            return None
         except OSError as exc:
             issues.append(FileIssue(rel, f"not readable ({exc.strerror or exc.__class__.__name__})"))
             return None
@@ -195,7 +215,7 @@ class Indexer:
                 target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.extra_paths)
             except PathError:
                 continue
-            if rel.lower() == "dreams.md" or not target.is_file():
+            if rel.lower() == "dreams.md" or target.is_symlink() or not target.is_file():
                 continue
             if rel == ROOT_MEMORY_FILE and canonical_root_memory(self.workspace_dir) is None:
                 continue
@@ -208,7 +228,7 @@ class Indexer:
         for memory_file in self._listed(only):
 
             def load(mf: Any = memory_file) -> _Document | None:
-                read = self._read_markdown(mf.abs_path, mf.rel_path, issues)
+                read = self._read_markdown(mf.rel_path, issues)
                 if read is None:
                     return None
                 content, mtime, size = read
@@ -331,17 +351,22 @@ class Indexer:
         key = provider_key(provider)
         hashes = [c.hash for c in chunks]
         cached = store.cache_get(provider.id, provider.model, key, hashes) if self.settings.cache.enabled else {}
+        if self.vector_dims is None and cached:
+            self.vector_dims = len(next(iter(cached.values())))
+        cached = {h: v for h, v in cached.items() if len(v) == self.vector_dims}
         missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached))
         by_hash = {c.hash: c.text for c in chunks}
         fresh: dict[str, list[float]] = {}
         for start in range(0, len(missing), self.batch_size):
             part = missing[start : start + self.batch_size]
             try:
-                vectors = provider.embed_batch([by_hash[h] for h in part])
-            except Exception as exc:
+                vectors = embed_texts(provider, [by_hash[h] for h in part])
+            except ProviderError as exc:
                 raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
-            if len(vectors) != len(part):
-                raise EmbeddingFailed(f"provider {provider.id} returned {len(vectors)} vectors for {len(part)} texts")
+            if self.vector_dims is None:
+                self.vector_dims = len(vectors[0])
+            if len(vectors[0]) != self.vector_dims:
+                raise VectorSizeChanged(self.vector_dims, len(vectors[0]))
             fresh.update(zip(part, vectors, strict=True))
         if fresh:
             now = int(time.time() * 1000)
@@ -349,28 +374,6 @@ class Indexer:
                             [(h, json.dumps(v, separators=(",", ":")), len(v)) for h, v in fresh.items()], now)
         report.embedded += len(fresh)
         report.cache_hits += len(chunks) - len([c for c in chunks if c.hash in fresh])
-        dims = next((len(v) for v in [*fresh.values(), *cached.values()] if v), None)
-        if dims is not None and store.capabilities.vector_available:
-            store.ensure_vector_table(dims)
+        if self.vector_dims is not None and store.capabilities.vector_available:
+            store.ensure_vector_table(self.vector_dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]
-
-
-def swap_database(temp_path: Path, target: Path) -> None:
-    """Move a freshly built index into place; the old files are kept until the move succeeded."""
-    backup = Path(f"{target}.backup-{os.getpid()}-{time.time_ns()}")
-    moved: list[tuple[str, str]] = []
-    try:
-        for suffix in ("", "-wal", "-shm"):
-            if os.path.exists(f"{target}{suffix}"):
-                os.replace(f"{target}{suffix}", f"{backup}{suffix}")
-                moved.append((f"{backup}{suffix}", f"{target}{suffix}"))
-        os.replace(temp_path, target)
-        for suffix in ("-wal", "-shm"):
-            if os.path.exists(f"{temp_path}{suffix}"):
-                os.replace(f"{temp_path}{suffix}", f"{target}{suffix}")
-    except OSError:
-        for source, destination in moved:
-            os.replace(source, destination)
-        raise
-    for source, _ in moved:
-        os.remove(source)

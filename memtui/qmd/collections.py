@@ -11,8 +11,8 @@ from pathlib import Path
 from memtui.index.transcripts import build_session_document, list_session_files, session_id_for_file
 from memtui.index.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, resolve_extra_path
 from memtui.qmd.process import qmd_home
-from memtui.qmd.settings import QmdSettings
 from memtui.settings.agent import AgentEnv
+from memtui.settings.qmd import QmdSettings
 
 MEMORY_SOURCE = "memory"
 SESSIONS_SOURCE = "sessions"

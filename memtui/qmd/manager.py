@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.index.events import EventHub, IndexEvent
+from memtui.jscompat import parse_json
 from memtui.manager import MemoryManager
 from memtui.qmd.collections import SESSIONS_SOURCE, Collection, build_collections, export_sessions
 from memtui.qmd.parser import (
@@ -35,9 +36,9 @@ from memtui.qmd.process import (
     run_qmd,
 )
 from memtui.qmd.scope import denial_message, is_scope_allowed
-from memtui.qmd.settings import QmdSettings, resolve_qmd_settings
 from memtui.settings.agent import AgentEnv
-from memtui.tools import format_citation, get_limits, include_citations, memory_get
+from memtui.settings.qmd import QmdSettings
+from memtui.tools import format_citation, include_citations, memory_get
 
 FAILURE_COOLDOWN_S = 60.0
 PROBE_TIMEOUT_S = 2.0
@@ -53,7 +54,7 @@ class QmdMemoryManager(EventHub):
         super().__init__()
         self.env = env
         self.settings = env.settings
-        self.qmd = settings or resolve_qmd_settings(env.raw)
+        self.qmd = settings or env.qmd
         self.clock = clock
         self.collections: list[Collection] = build_collections(env, self.qmd)
         self.process_env = qmd_environment(env.state_dir, env.agent_id, self.qmd.node_dir)
@@ -123,7 +124,7 @@ class QmdMemoryManager(EventHub):
         self.version = probe_qmd(self.qmd.command, self.process_env, PROBE_TIMEOUT_S)
         state_path = self._managed_state_path()
         try:
-            managed: dict[str, Any] = json.loads(state_path.read_text(encoding="utf-8"))
+            managed: dict[str, Any] = parse_json(state_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             managed = {}
         existing = self._list_collections()
@@ -314,10 +315,9 @@ class QmdMemoryManager(EventHub):
                        for h in hits if h.source != SESSIONS_SOURCE and not h.path.startswith("qmd/")]
         if self.env.read_only or not memory_hits:
             return
-        from memtui.dreaming.settings import dreaming_settings
         from memtui.dreaming.signals import record_search_hits
 
-        record_search_hits(self.env.workspace_dir, query, memory_hits, tz=dreaming_settings(self.env.raw).tz())
+        record_search_hits(self.env.workspace_dir, query, memory_hits, tz=self.env.dreaming.tz())
 
     def _payload(self, hits: list[MappedHit], started: float, session_key: str | None,
                  scope_denied: str | None = None) -> dict[str, Any]:
@@ -345,7 +345,7 @@ class QmdMemoryManager(EventHub):
 
     def memory_get(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> dict[str, Any]:
         """The `memory_get` tool; also reads `qmd/<collection>/<path>` results from outside the workspace."""
-        max_chars, default_lines = get_limits(self.env.raw)
+        max_chars, default_lines = self.env.context.memory_get_max_chars, self.env.context.memory_get_default_lines
         text = path.strip() if isinstance(path, str) else ""
         if text.startswith("qmd/"):
             name, _, rel = text[4:].partition("/")

@@ -1,12 +1,18 @@
-"""Everything resolved for one agent: state dir, config, workspace, sessions dir, store, settings."""
+"""Everything resolved for one agent: state dir, config, workspace, sessions dir, store, settings.
+
+The config is read here and only here: every part the engine uses is parsed once into typed, frozen
+settings — memory search eagerly; QMD, dreaming, context and model providers on first use, so that their
+errors surface where they always did and a command imports only the parsers it needs.
+"""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from memtui.errors import ConfigError, PathError
 from memtui.settings.config import (
@@ -31,6 +37,12 @@ from memtui.settings.paths import (
 )
 from memtui.settings.raw import normalize_agent_id
 
+if TYPE_CHECKING:
+    from memtui.settings.context import ContextSettings
+    from memtui.settings.dreaming import DreamingSettings
+    from memtui.settings.providers import ModelProviders
+    from memtui.settings.qmd import QmdSettings
+
 
 @dataclass
 class AgentEnv:
@@ -49,20 +61,43 @@ class AgentEnv:
     requested_provider: str = "auto"
     warnings: list[str] = field(default_factory=list)
 
-    @property
-    def raw(self) -> dict[str, Any]:
-        """The raw (env-substituted) config object."""
-        return self.config.raw
-
-    @property
+    @cached_property
     def citations(self) -> str:
         """`memory.citations` mode."""
-        return citations_mode(self.raw)
+        return citations_mode(self.config.raw)
 
-    @property
+    @cached_property
     def backend(self) -> str:
         """`memory.backend`: builtin or qmd."""
-        return memory_backend(self.raw)
+        return memory_backend(self.config.raw)
+
+    @cached_property
+    def providers(self) -> ModelProviders:
+        """`models.providers`: keys, base URLs, headers and model catalogs."""
+        from memtui.settings.providers import resolve_model_providers
+
+        return resolve_model_providers(self.config.raw)
+
+    @cached_property
+    def qmd(self) -> QmdSettings:
+        """`memory.qmd` (raises ConfigError on a bad value)."""
+        from memtui.settings.qmd import resolve_qmd_settings
+
+        return resolve_qmd_settings(self.config.raw)
+
+    @cached_property
+    def dreaming(self) -> DreamingSettings:
+        """The dreaming settings (raises ConfigError on a bad value)."""
+        from memtui.settings.dreaming import dreaming_settings
+
+        return dreaming_settings(self.config.raw)
+
+    @cached_property
+    def context(self) -> ContextSettings:
+        """Flush, session, sandbox, bootstrap, startup-context, user-time and `memory_get` settings."""
+        from memtui.settings.context import resolve_context_settings
+
+        return resolve_context_settings(self.config.raw, self.agent_id, str(self.config_path))
 
     @property
     def memtui_dir(self) -> Path:

@@ -16,6 +16,7 @@ from typing import Any
 import json5
 
 from memtui.errors import ConfigError
+from memtui.jscompat import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
 
 SOURCES = ("memory", "sessions")
@@ -167,7 +168,9 @@ class DecaySettings:
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1."""
+    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1. `weights_configured` says
+    whether the config (or live tuning) set them, as opposed to OpenClaw's 0.7/0.3 defaults (the `memtui`
+    ranking profile has defaults of its own)."""
 
     enabled: bool = True
     vector_weight: float = 0.7
@@ -175,6 +178,7 @@ class HybridSettings:
     candidate_multiplier: float = 4
     mmr: MMRSettings = field(default_factory=MMRSettings)
     temporal_decay: DecaySettings = field(default_factory=DecaySettings)
+    weights_configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -246,6 +250,9 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
     where = str(path) if path else "<config>"
     try:
         data = json5.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{where}: invalid JSON5: nested too deeply to read",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only") from None
     except ValueError as exc:
         match = _JSON5_POS.search(str(exc).replace("\r", "\\r").replace("\n", "\\n"))
         if match:
@@ -254,6 +261,9 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
         raise ConfigError(f"{where}: invalid JSON5: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1:1: the config must be a JSON5 object, not {type(data).__name__}")
+    if too_deep(data):
+        raise ConfigError(f"{where}: invalid JSON5: nested more than {MAX_JSON_DEPTH} levels deep",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only")
     loaded = LoadedConfig(raw=data, path=path)
     loaded.raw = _substitute_env(data, loaded.warnings, where)
     _check_memory_keys(loaded)
@@ -386,6 +396,22 @@ class _Reader:
         return dict(value)
 
 
+def _chunking(tokens: float | None, overlap: float | None, where: str) -> tuple[int, int]:
+    """`chunking.tokens` and `.overlap`, refused when they cannot make chunks (OpenClaw would clamp them
+    silently into an index of one-token chunks, or of chunks that are all overlap). The default overlap
+    (80) shrinks to fit a smaller `tokens`."""
+    assert tokens is not None
+    if tokens != int(tokens) or tokens < 1:
+        raise ConfigError(f"{where}: memorySearch.chunking.tokens must be a whole number of at least 1, "
+                          f"got {tokens:g}", "the default is 400")
+    if overlap is None:
+        return int(tokens), min(80, int(tokens) - 1)
+    if overlap != int(overlap) or not 0 <= overlap < tokens:
+        raise ConfigError(f"{where}: memorySearch.chunking.overlap must be a whole number from 0 to "
+                          f"{int(tokens) - 1} (below chunking.tokens), got {overlap:g}", "the default is 80")
+    return int(tokens), int(overlap)
+
+
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
 
@@ -445,9 +471,10 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     if not sources:
         sources = ["memory"]
 
-    tokens = max(1, int(r.number("chunking.tokens", 400)))
-    overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
+    tokens, overlap = _chunking(r.number("chunking.tokens", 400), r.number("chunking.overlap", None), where)
 
+    weights_configured = any(r.number(f"query.hybrid.{key}", None) is not None
+                             for key in ("vectorWeight", "textWeight"))
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
     total = vector_weight + text_weight
@@ -533,6 +560,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
                 enabled=r.bool("query.hybrid.enabled", True),
                 vector_weight=vector_weight,
                 text_weight=text_weight,
+                weights_configured=weights_configured,
                 candidate_multiplier=_clamp(float(r.number("query.hybrid.candidateMultiplier", 4)), 1, 20),
                 mmr=MMRSettings(
                     enabled=r.bool("query.hybrid.mmr.enabled", False),
@@ -556,7 +584,7 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = _clamp(vector_weight, 0, 1), _clamp(text_weight, 0, 1)
     total = vw + tw
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
-    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw)
+    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
 
 

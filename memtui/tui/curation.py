@@ -7,10 +7,10 @@ from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
 
-from memtui.atomic import atomic_write_text, file_digest
+from memtui.atomic import append_text, atomic_write_text
 from memtui.dreaming.promotion import LONG_TERM_HEADER, MARKER_PREFIX, MEMORY_FILE, promotion_markers
 from memtui.errors import MemtuiError
-from memtui.index.workspace import daily_date
+from memtui.index.workspace import daily_date, memory_location
 
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
@@ -77,23 +77,26 @@ def markdown_entry(text: str, *, day: date | None = None) -> list[str]:
 def promote_lines(workspace_dir: Path, *, path: str, start_line: int, end_line: int, text: str,
                   day: date, score: float = 0.0, source: str = "memory") -> PromotionOutcome:
     """Append `text` to MEMORY.md in OpenClaw's promotion section, with its marker and `[score=… source=…]`
-    on the entry's first line; a second call with the same lines is a no-op."""
+    on the entry's first line; a second call with the same lines is a no-op.
+
+    The entry is appended (never a rewrite), so what another writer appended meanwhile is kept."""
     memory_path = workspace_dir / MEMORY_FILE
     key = promotion_key(source, path, start_line, end_line)
-    digest = file_digest(memory_path)
-    existing = memory_path.read_text(encoding="utf-8") if digest is not None else ""
-    if key in promotion_markers(existing):
-        return PromotionOutcome(key, False, memory_path)
     entry = markdown_entry(text, day=daily_date(path))
     entry[0] += f" [score={score:.3f} recalls=0 avg=0.000 source={path}:{start_line}-{end_line}]"
-    header = "" if existing.strip() else LONG_TERM_HEADER
-    base = existing if not existing or existing.endswith("\n") else existing + "\n"
     section = f"## Promoted From Short-Term Memory ({day.isoformat()})"
-    headings = [line for line in base.splitlines() if line.startswith("## ")]
-    opening = [] if headings and headings[-1] == section else ["", section]
-    block = "\n".join([*opening, "", f"<!-- {MARKER_PREFIX}{key} -->", *entry, ""])
-    atomic_write_text(memory_path, header + base + block, expected_digest=digest)
-    return PromotionOutcome(key, True, memory_path)
+
+    def block(existing: str) -> str | None:
+        if key in promotion_markers(existing):
+            return None
+        header = "" if existing.strip() else LONG_TERM_HEADER
+        separator = "" if not existing or existing.endswith("\n") else "\n"
+        headings = [line for line in existing.splitlines() if line.startswith("## ")]
+        opening = [] if headings and headings[-1] == section else ["", section]
+        return header + separator + "\n".join([*opening, "", f"<!-- {MARKER_PREFIX}{key} -->", *entry, ""])
+
+    appended = append_text(memory_path, block, root=workspace_dir)
+    return PromotionOutcome(key, appended is not None, memory_path)
 
 
 def daily_log_path(workspace_dir: Path, day: date) -> Path:
@@ -102,16 +105,31 @@ def daily_log_path(workspace_dir: Path, day: date) -> Path:
 
 
 def append_note(workspace_dir: Path, day: date, note: str) -> Path:
-    """Append `- note` to the day's log (created with a `# YYYY-MM-DD` heading when missing)."""
+    """Append `- note` to the day's log (created with a `# YYYY-MM-DD` heading when missing).
+
+    One append, never a rewrite: lines another writer (the agent) appends at the same time are kept, and
+    no symlinked `memory/` folder or file is followed."""
     text = note.strip()
     if not text:
         raise MemtuiError("the note is empty; type some text to append")
     path = daily_log_path(workspace_dir, day)
-    digest = file_digest(path)
-    existing = path.read_text(encoding="utf-8") if digest is not None else f"# {day.isoformat()}\n"
-    base = existing if existing.endswith("\n") else existing + "\n"
     lines = text.splitlines()
     bullet = "\n".join([f"- {lines[0]}", *(f"  {line}" for line in lines[1:])])
-    atomic_write_text(path, f"{base}\n{bullet}\n" if not base.endswith("\n\n") else f"{base}{bullet}\n",
-                      expected_digest=digest)
+
+    def addition(existing: str) -> str:
+        if not existing:
+            return f"# {day.isoformat()}\n\n{bullet}\n"
+        if existing.endswith("\n\n"):
+            return f"{bullet}\n"
+        return f"\n{bullet}\n" if existing.endswith("\n") else f"\n\n{bullet}\n"
+
+    append_text(path, addition, root=workspace_dir)
     return path
+
+
+def save_memory_file(workspace_dir: Path, rel: str, text: str, *, expected_digest: str | bool | None,
+                     extra_paths: tuple[str, ...] = ()) -> str:
+    """Save an edited memory file atomically, refusing a symlink anywhere below its root (the workspace, or
+    the extra path it lives in) and a file changed on disk since it was read; returns the new digest."""
+    location = memory_location(workspace_dir, rel, extra_paths)
+    return atomic_write_text(location.target, text, expected_digest=expected_digest, root=location.root)

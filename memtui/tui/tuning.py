@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from memtui.errors import ConfigError
-from memtui.search.engine import Candidate
+from memtui.search.engine import Candidate, hybrid_weights
 from memtui.settings.config import PROFILES, MemorySearchSettings, with_weights
 
 
@@ -61,8 +61,9 @@ class Tuning:
     def from_settings(cls, settings: MemorySearchSettings, profile: str) -> Tuning:
         """The knobs as configured."""
         hybrid = settings.query.hybrid
+        vector_weight, text_weight = hybrid_weights(settings, profile)
         return cls(
-            vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight,
+            vector_weight=vector_weight, text_weight=text_weight,
             candidate_multiplier=hybrid.candidate_multiplier, min_score=settings.query.min_score,
             max_results=settings.query.max_results, mmr_enabled=hybrid.mmr.enabled, mmr_lambda=hybrid.mmr.lambda_,
             decay_enabled=hybrid.temporal_decay.enabled, half_life_days=hybrid.temporal_decay.half_life_days,

@@ -79,19 +79,20 @@ async def test_enter_opens_the_hit_at_its_lines(manager: MemoryManager, make_app
 async def test_tuning_weights_reorders_with_marks_and_copies_json5(hybrid_manager: MemoryManager, make_app) -> None:
     app = make_app(hybrid_manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press("slash", *"postgres analytics service", "enter")
+        await pilot.press("slash", *"analytics service postgres migration", "enter")
         await settle(app, pilot)
         before = [c.id for c in app.response.results]
         await pilot.press("t")
         await settle(app, pilot)
-        await set_knob(app, pilot, "vector_weight", "0")
+        # the memtui profile starts from its own 0.4/0.6; all weight on the vector side reorders
+        await set_knob(app, pilot, "vector_weight", "1")
         await settle(app, pilot)
         response = app.response
-        assert response.vector_weight == 0 and response.text_weight == 1
-        # score = 0·vector + 1·text, so the order is the text scores' order.
+        assert response.vector_weight == 1 and response.text_weight == 0
+        # score = 1·vector + 0·text, so the order is the vector scores' order.
         scores = [c.score for c in response.results]
         assert scores == sorted(scores, reverse=True)
-        assert all(abs(c.score - (c.text_score or 0.0)) < 1e-12 for c in response.results)
+        assert all(abs(c.score - (c.vector_score or 0.0)) < 1e-12 for c in response.results)
         after = [c.id for c in response.results]
         assert after != before
         for position, chunk_id in enumerate(after, start=1):
@@ -105,7 +106,7 @@ async def test_tuning_weights_reorders_with_marks_and_copies_json5(hybrid_manage
         await pilot.press("J")
         snippet = json5.loads(app.clipboard)
         hybrid = snippet["agents"]["defaults"]["memorySearch"]["query"]["hybrid"]
-        assert (hybrid["vectorWeight"], hybrid["textWeight"]) == (0, 1)
+        assert (hybrid["vectorWeight"], hybrid["textWeight"]) == (1, 0)
 
 
 async def test_why_not_by_location_explains_a_chunk_that_is_no_candidate(manager: MemoryManager,

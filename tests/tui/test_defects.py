@@ -64,7 +64,7 @@ async def test_promote_records_the_configured_score_not_the_tuned_one(hybrid_man
         await pilot.press("t")
         await settle(app, pilot)
         knob(app, "vector_weight")
-        await pilot.press("enter", "0", "enter")
+        await pilot.press("enter", "1", "enter")
         await settle(app, pilot)
         tuned = app.highlighted_hit().score
         assert abs(tuned - configured) > 0.01

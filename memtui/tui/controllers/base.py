@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -85,7 +86,7 @@ class MemtuiBase(App[int]):
 
     def resolve_rel(self, rel: str) -> Path:
         """Absolute path of a workspace-relative memory path."""
-        return (self.manager.env.workspace_dir / rel).resolve() if not rel.startswith("/") else Path(rel)
+        return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
 
     # -- clipboard ----------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from textual import on, work
 from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TextArea, Tree
 
+from memtui.errors import MemtuiError
 from memtui.tui.browser_model import BrowserEntry, Listing, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase
 from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
@@ -149,7 +150,7 @@ class BrowserController(MemtuiBase):
             return
         try:
             viewer.open(rel, abs_path, lines=lines)
-        except OSError as exc:
+        except (OSError, MemtuiError) as exc:
             self.push_screen(ErrorModal(f"Cannot open {rel}", str(exc)))
             return
         self.query_one("#detail", TabbedContent).active = "tab-file"

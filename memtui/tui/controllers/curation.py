@@ -10,14 +10,14 @@ from textual.app import SuspendNotSupported
 from textual.widgets import TabbedContent
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import ConflictError, atomic_write_text
+from memtui.atomic import ConflictError
 from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
 from memtui.search.engine import Candidate
 from memtui.search.why_not import explain_chunk
 from memtui.tools import format_citation
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines
+from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
 from memtui.tui.editor import editor_command
 from memtui.tui.messages import PromotionScored, SearchFailed
 from memtui.tui.screens import ChoiceModal, ErrorModal, PromptModal
@@ -58,7 +58,8 @@ class CurationController(MemtuiBase):
         viewer = self.viewer
         assert viewer.abs_path is not None
         try:
-            digest = atomic_write_text(viewer.abs_path, viewer.text_area.text, expected_digest=expected)
+            digest = save_memory_file(self.manager.env.workspace_dir, viewer.rel or "", viewer.text_area.text,
+                                      expected_digest=expected, extra_paths=self.manager.settings.extra_paths)
         except ConflictError:
             self.push_screen(ChoiceModal(
                 "File changed on disk",

@@ -179,7 +179,7 @@ class SearchController(MemtuiBase):
         self.results.move_cursor(row=0, animate=False)
         try:
             self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
-        except OSError:
+        except (OSError, MemtuiError):
             return
 
     @on(SearchFailed)

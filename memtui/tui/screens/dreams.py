@@ -15,6 +15,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static
 
 from memtui.dreaming import Candidate, apply_promotions, list_candidates
+from memtui.dreaming.promotion import ANY_CANDIDATE
 from memtui.errors import MemtuiError
 
 
@@ -76,7 +77,7 @@ class DreamsScreen(Screen[None]):
         if candidate is None:
             return
         try:
-            result = apply_promotions(self.workspace_dir, [candidate], now=self.now)
+            result = apply_promotions(self.workspace_dir, [candidate], now=self.now, gates=ANY_CANDIDATE)
         except MemtuiError as exc:
             self.notify(str(exc), severity="error")
             return

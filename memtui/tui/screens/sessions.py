@@ -19,7 +19,8 @@ from memtui.context.startup import StartupContext, startup_context
 from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge, usage_style
 
-_STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim"}
+_STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
+                "size-only": "dim"}
 
 
 def session_summary(report: SessionReport, soft_tokens: int) -> Text:
@@ -39,7 +40,8 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
     state_style = usage_style(report.token_count, report.threshold) if report.flush_state == "below" else \
         _STATE_STYLE.get(report.flush_state, "")
     text.append(report.flush_state, style=state_style)
-    text.append(f" — {report.flush_reason} · compactions {report.compaction_count}")
+    text.append(f" — {report.flush_reason} · rule {report.flush_rule} · tokens from {report.token_source}"
+                f" · compactions {report.compaction_count}")
     return text
 
 

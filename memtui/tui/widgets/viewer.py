@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,7 +12,8 @@ from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import file_digest
+from memtui.atomic import open_for_read
+from memtui.errors import MemtuiError
 from memtui.tui.actions import bindings_for
 
 MAX_RENDERED_CHARS = 200_000
@@ -100,11 +102,14 @@ class FileViewer(Vertical):
 
     def open(self, rel: str, abs_path: Path, *, mode: str | None = None,
              lines: tuple[int, int] | None = None) -> None:
-        """Load a file and show it rendered, or raw with `lines` selected."""
-        text = abs_path.read_text(encoding="utf-8", errors="replace")
+        """Load a file and show it rendered, or raw with `lines` selected. A symlink, FIFO or device put
+        where the file was is refused (EscapeError) instead of followed or blocking the screen."""
+        with open_for_read(abs_path.parent, (abs_path.name,)) as handle:
+            data = handle.read()
+        text = data.decode("utf-8", errors="replace")
         self.rel, self.abs_path = rel, abs_path
         self.loaded_text = text
-        self.digest = file_digest(abs_path)
+        self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
         self.query_one("#viewer-markdown", FocusableMarkdown).update(
             text[:MAX_RENDERED_CHARS] if not rel.endswith(".jsonl") else f"```\n{text[:MAX_RENDERED_CHARS]}\n```")
@@ -119,7 +124,11 @@ class FileViewer(Vertical):
         if self.rel is not None and self.abs_path is not None and self.abs_path.exists():
             mode = "raw" if self.mode == "edit" else self.mode
             row = self.text_area.cursor_location[0]
-            self.open(self.rel, self.abs_path, mode=mode)
+            try:
+                self.open(self.rel, self.abs_path, mode=mode)
+            except (OSError, MemtuiError) as exc:
+                self.notify(f"Cannot reload {self.rel}: {exc}", severity="error")
+                return
             self.text_area.move_cursor((min(row, self.text_area.document.line_count - 1), 0))
 
     def select_lines(self, start: int, end: int) -> None:

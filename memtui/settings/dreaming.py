@@ -1,11 +1,10 @@
-"""Dreaming settings (§12.1–12.2) from `plugins.entries.memory-core.config.dreaming`, and its clock."""
+"""Dreaming settings (§12.1–12.2) from `plugins.entries.memory-core.config.dreaming`, and its zone."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memtui.errors import ConfigError
 from memtui.settings.raw import get_path
@@ -17,15 +16,27 @@ STORAGE_MODES = ("inline", "separate", "both")
 class LightSettings:
     """Light phase defaults."""
 
+    enabled: bool = True
     lookback_days: int = 2
     limit: int = 100
     dedupe_similarity: float = 0.9
 
 
 @dataclass(frozen=True)
+class RemSettings:
+    """REM phase defaults."""
+
+    enabled: bool = True
+    lookback_days: int = 7
+    limit: int = 10
+    min_pattern_strength: float = 0.75
+
+
+@dataclass(frozen=True)
 class DeepSettings:
     """Deep phase defaults."""
 
+    enabled: bool = True
     limit: int = 10
     min_score: float = 0.8
     min_recall_count: int = 3
@@ -41,8 +52,20 @@ class DreamingSettings:
     enabled: bool = False
     timezone: str | None = None
     storage_mode: str = "separate"
+    separate_reports: bool = False
     light: LightSettings = LightSettings()
+    rem: RemSettings = RemSettings()
     deep: DeepSettings = DeepSettings()
+
+    @property
+    def writes_inline(self) -> bool:
+        """Phase blocks go into today's daily note (`inline`, `both`)."""
+        return self.storage_mode in ("inline", "both")
+
+    @property
+    def writes_reports(self) -> bool:
+        """Phase reports go to `memory/dreaming/<phase>/<day>.md` (`separate`, `both`, `separateReports`)."""
+        return self.storage_mode in ("separate", "both") or self.separate_reports
 
     def tz(self) -> tzinfo:
         """The configured zone, else the local zone."""
@@ -54,6 +77,8 @@ def resolve_timezone(name: str | None) -> tzinfo:
     if not name:
         local = datetime.now().astimezone().tzinfo
         return local if local is not None else UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only when a zone is named (a search records recalls)
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:
@@ -71,6 +96,11 @@ def _number(block: Any, key: str, default: float) -> float:
     return float(value)
 
 
+def _flag(block: Any) -> bool:
+    """`phases.<phase>.enabled` (on unless `false`)."""
+    return not (isinstance(block, dict) and block.get("enabled") is False)
+
+
 def dreaming_settings(raw: dict[str, Any]) -> DreamingSettings:
     """Read `plugins.entries.memory-core.config.dreaming` (timezone falls back to `userTimezone`)."""
     block = get_path(raw, "plugins", "entries", "memory-core", "config", "dreaming")
@@ -80,18 +110,28 @@ def dreaming_settings(raw: dict[str, Any]) -> DreamingSettings:
     if mode not in STORAGE_MODES:
         raise ConfigError(f"dreaming.storage.mode must be one of {', '.join(STORAGE_MODES)}, got {mode!r}")
     light_block = get_path(block, "phases", "light")
+    rem_block = get_path(block, "phases", "rem")
     deep_block = get_path(block, "phases", "deep")
-    light_defaults, deep_defaults = LightSettings(), DeepSettings()
+    light_defaults, rem_defaults, deep_defaults = LightSettings(), RemSettings(), DeepSettings()
     return DreamingSettings(
         enabled=block.get("enabled") is True,
         timezone=timezone if isinstance(timezone, str) else None,
         storage_mode=mode,
+        separate_reports=get_path(block, "storage", "separateReports") is True,
+        rem=RemSettings(
+            enabled=_flag(rem_block),
+            lookback_days=int(_number(rem_block, "lookbackDays", rem_defaults.lookback_days)),
+            limit=int(_number(rem_block, "limit", rem_defaults.limit)),
+            min_pattern_strength=_number(rem_block, "minPatternStrength", rem_defaults.min_pattern_strength),
+        ),
         light=LightSettings(
+            enabled=_flag(light_block),
             lookback_days=int(_number(light_block, "lookbackDays", light_defaults.lookback_days)),
             limit=int(_number(light_block, "limit", light_defaults.limit)),
             dedupe_similarity=_number(light_block, "dedupeSimilarity", light_defaults.dedupe_similarity),
         ),
         deep=DeepSettings(
+            enabled=_flag(deep_block),
             limit=int(_number(deep_block, "limit", deep_defaults.limit)),
             min_score=_number(deep_block, "minScore", deep_defaults.min_score),
             min_recall_count=int(_number(deep_block, "minRecallCount", deep_defaults.min_recall_count)),
@@ -102,45 +142,3 @@ def dreaming_settings(raw: dict[str, Any]) -> DreamingSettings:
             max_age_days=_number(deep_block, "maxAgeDays", deep_defaults.max_age_days),
         ),
     )
-
-
-def resolve_now(now: datetime | None) -> datetime:
-    """`now` as an aware datetime (naive values are taken as UTC); the current time when None."""
-    if now is None:
-        return datetime.now(UTC)
-    return now if now.tzinfo else now.replace(tzinfo=UTC)
-
-
-def dreaming_day(now: datetime, tz: tzinfo | None = None) -> str:
-    """`YYYY-MM-DD` of `now` in the dreaming zone (UTC when none is given)."""
-    return now.astimezone(tz or UTC).strftime("%Y-%m-%d")
-
-
-def diary_date(now: datetime, tz: tzinfo | None = None) -> str:
-    """en-US long date with time and short zone, e.g. `April 29, 2026 at 3:00 AM PDT`."""
-    local = now.astimezone(tz or UTC)
-    hour = local.hour % 12 or 12
-    suffix = "AM" if local.hour < 12 else "PM"
-    return f"{local:%B} {local.day}, {local.year} at {hour}:{local:%M} {suffix} {_zone_label(local)}"
-
-
-# The only short zone names en-US `Intl.DateTimeFormat` prints; every other zone shows `GMT±H[:MM]`.
-_US_ZONE_NAMES = {
-    "EST": -300, "EDT": -240, "CST": -360, "CDT": -300, "MST": -420, "MDT": -360,
-    "PST": -480, "PDT": -420, "AKST": -540, "AKDT": -480, "HST": -600, "HDT": -540,
-}  # fmt: skip
-
-
-def _zone_label(local: datetime) -> str:
-    offset = local.utcoffset()
-    minutes = int(offset.total_seconds() // 60) if offset is not None else 0
-    name = local.tzname() or ""
-    if _US_ZONE_NAMES.get(name) == minutes:
-        return name
-    if name == "UTC":
-        return "UTC"
-    if minutes == 0:
-        return "GMT"
-    sign = "+" if minutes > 0 else "-"
-    hours, rest = divmod(abs(minutes), 60)
-    return f"GMT{sign}{hours}" + (f":{rest:02d}" if rest else "")
