@@ -444,13 +444,14 @@ class MemoryManager(EventHub):
 
     # -- status -----------------------------------------------------------------------------
 
-    def status(self, *, deep: bool = False) -> dict[str, Any]:
-        """`status --json` object (OpenClaw's fields plus memtui's)."""
+    def status(self, *, deep: bool = False, scan: bool = True) -> dict[str, Any]:
+        """`status --json` object (OpenClaw's fields plus memtui's); `scan=False` skips counting the memory
+        files on disk (a walk of the workspace: `scan.memoryFiles` is then None)."""
         self.current_store()
         counts = self.store.counts()
         caps = self.store.capabilities
-        scan_memory = len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths)) \
-            if self.env.workspace_dir.is_dir() else 0
+        scan_memory = (len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths))
+                       if self.env.workspace_dir.is_dir() else 0) if scan else None
         source_counts = [
             {"source": s, "files": counts.get(s, {}).get("files", 0), "chunks": counts.get(s, {}).get("chunks", 0)}
             for s in self.settings.sources

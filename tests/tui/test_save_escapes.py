@@ -26,7 +26,8 @@ async def test_a_hit_whose_file_became_a_symlink_is_not_opened_and_nothing_is_sa
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        await pilot.press("slash", *"noeviction", "enter")
         await _settle(app, pilot)
         note.unlink()
         os.symlink(outside, note)
@@ -49,7 +50,8 @@ async def test_a_file_swapped_for_a_symlink_while_open_is_not_saved_through(
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        await pilot.press("slash", *"noeviction", "enter")
         await _settle(app, pilot)
         await pilot.press("enter")
         note.unlink()
@@ -71,7 +73,8 @@ async def test_saving_into_a_symlinked_memory_folder_is_refused(manager: MemoryM
     (outside / "2026-04-28.md").write_text("outside copy\n", encoding="utf-8")
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        await pilot.press("slash", *"noeviction", "enter")
         await _settle(app, pilot)
         await pilot.press("enter")
         os.rename(workspace / "memory", tmp_path / "memory-moved")
@@ -89,7 +92,8 @@ async def test_a_hit_whose_file_became_a_fifo_is_refused_without_blocking(manage
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await _settle(app, pilot)
+        await pilot.press("slash", *"noeviction", "enter")
         await _settle(app, pilot)
         note.unlink()
         os.mkfifo(note)

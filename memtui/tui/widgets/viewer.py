@@ -14,6 +14,7 @@ from textual.widgets.text_area import Selection
 
 from memtui.atomic import open_for_read
 from memtui.errors import MemtuiError
+from memtui.tui.actions import bindings_for
 
 MAX_RENDERED_CHARS = 200_000
 
@@ -43,8 +44,23 @@ class MemoryTextArea(TextArea):
             self.move_cursor((self.document.line_count - 1, 0))
 
 
+class FocusableMarkdown(Markdown, can_focus=True):
+    """The rendered view, focusable so its pane's keys work (arrows and j/k scroll)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "scroll_down", "Down", show=False),
+        Binding("k,up", "scroll_up", "Up", show=False),
+        Binding("g,home", "scroll_home", "Top", show=False),
+        Binding("G,end", "scroll_end", "Bottom", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+    ]
+
+
 class FileViewer(Vertical):
     """Shows one memory file; tracks what was loaded so saves can detect on-disk changes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("viewer")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -58,7 +74,7 @@ class FileViewer(Vertical):
         """Header line, then the rendered / raw switcher."""
         yield Static("No file open — pick one in the browser, or press Enter on a search hit.", id="viewer-title")
         with ContentSwitcher(initial="viewer-markdown", id="viewer-switcher"):
-            yield Markdown("", id="viewer-markdown")
+            yield FocusableMarkdown("", id="viewer-markdown")
             yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=True,
                                  id="viewer-text")
 
@@ -66,6 +82,13 @@ class FileViewer(Vertical):
     def text_area(self) -> MemoryTextArea:
         """The raw / edit TextArea."""
         return self.query_one("#viewer-text", MemoryTextArea)
+
+    @property
+    def content_widget(self) -> MemoryTextArea | FocusableMarkdown:
+        """What has the focus when the viewer pane does: the text (raw, edit) or the rendered view."""
+        if self.mode == "rendered":
+            return self.query_one("#viewer-markdown", FocusableMarkdown)
+        return self.text_area
 
     @property
     def editing(self) -> bool:
@@ -88,7 +111,7 @@ class FileViewer(Vertical):
         self.loaded_text = text
         self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
-        self.query_one("#viewer-markdown", Markdown).update(
+        self.query_one("#viewer-markdown", FocusableMarkdown).update(
             text[:MAX_RENDERED_CHARS] if not rel.endswith(".jsonl") else f"```\n{text[:MAX_RENDERED_CHARS]}\n```")
         target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
                           else "rendered")
@@ -146,7 +169,7 @@ class FileViewer(Vertical):
         """After a save: the editor's text is what is on disk now."""
         self.loaded_text = self.text_area.text
         self.digest = digest
-        self.query_one("#viewer-markdown", Markdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
+        self.query_one("#viewer-markdown", FocusableMarkdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
         self._title()
 
     def refresh_title(self) -> None:
