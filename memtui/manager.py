@@ -9,21 +9,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
+from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
-from memtui.index.indexer import (
-    EmbeddingFailed,
-    Indexer,
-    Progress,
-    ProgressCallback,
-    SyncReport,
-    build_meta,
-    full_reindex_reason,
-    model_name,
-)
 from memtui.index.store import ISSUES_KEY, Store, remove_database_files, swap_database, temp_index_path
 from memtui.index.workspace import list_memory_files, resolve_extra_path
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
@@ -31,6 +21,9 @@ from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
 from memtui.tools import error_payload, memory_get, search_payload
+
+if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a one-shot search may never run
+    from memtui.index.indexer import Indexer, Progress, ProgressCallback, SyncReport
 
 _UNSET: Any = object()
 
@@ -105,6 +98,8 @@ class MemoryManager(EventHub):
         return model_name(self.provider)
 
     def _wanted_meta(self, dims: int | None) -> dict[str, Any]:
+        from memtui.index.indexer import build_meta
+
         return build_meta(self.env.workspace_dir, self.settings, self.provider, dims)
 
     def _vector_dims(self) -> int | None:
@@ -145,6 +140,8 @@ class MemoryManager(EventHub):
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
                      should_stop: Callable[[], bool] | None, session_files: list[Path] | None,
                      memory_paths: set[str] | None) -> SyncReport:
+        from memtui.index.indexer import EmbeddingFailed, Indexer, full_reindex_reason
+
         while True:
             indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir)
             existing = self.store.read_meta()
@@ -181,6 +178,8 @@ class MemoryManager(EventHub):
 
     def _full_reindex(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                       should_stop: Callable[[], bool] | None) -> SyncReport:
+        from memtui.index.indexer import SyncReport, build_meta
+
         target = self.env.store_path
         temp_path = temp_index_path(target)
         temp = self._open_store(temp_path)

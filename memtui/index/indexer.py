@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
+from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
@@ -79,11 +79,6 @@ class SyncReport:
 
 class EmbeddingFailed(ProviderError):
     """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
-
-
-def model_name(provider: EmbeddingProvider | None) -> str:
-    """`chunks.model` value: the provider's model, or `fts-only`."""
-    return provider.model if provider is not None else FTS_ONLY_MODEL
 
 
 def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
