@@ -8,7 +8,7 @@ from typing import Any
 from memtui.errors import PathError
 from memtui.index.workspace import is_allowed_memory_path
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.settings.context import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
 
 def format_citation(path: str, start_line: int, end_line: int) -> str:
