@@ -8,6 +8,7 @@ names, and the top-level help, where their descriptions are shown, imports them 
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import os
 import sys
@@ -76,8 +77,18 @@ def requested_command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the `memtui` console script."""
-    argv = sys.argv[1:] if argv is None else list(argv)
+    """Entry point of the `memtui` console script (`argv` None: this process's arguments, and the process ends
+    when it returns), and of in-process callers (`argv` given)."""
+    if argv is not None:
+        return _run(list(argv))
+    code = _run(sys.argv[1:])
+    # The interpreter exits next. Its collector would walk every object of every loaded module once more
+    # (~7 ms of a ~70 ms search); frozen, they are freed with the process. Every file is closed by now.
+    gc.freeze()
+    return code
+
+
+def _run(argv: list[str]) -> int:
     parser = build_parser(requested_command(argv))
     args = parser.parse_args(argv)
     if args.command is not None and not hasattr(args, "func"):  # the scan guessed another subcommand
