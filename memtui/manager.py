@@ -15,7 +15,6 @@ from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
 from memtui.index.store import ISSUES_KEY, Store, remove_database_files, swap_database, temp_index_path
-from memtui.index.workspace import list_memory_files, resolve_extra_path
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
@@ -59,7 +58,9 @@ class MemoryManager(EventHub):
     def _select_provider(self) -> EmbeddingProvider | None:
         from memtui.embeddings.select import select_provider
 
-        selection = select_provider(self.settings, self.env.providers, state_dir=self.env.state_dir,
+        # `none` reads no provider config, so an FTS-only process never parses (or imports) the model catalog
+        providers = {} if self.settings.provider == "none" else self.env.providers
+        selection = select_provider(self.settings, providers, state_dir=self.env.state_dir,
                                     profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
@@ -345,6 +346,8 @@ class MemoryManager(EventHub):
 
     def status(self, *, deep: bool = False) -> dict[str, Any]:
         """`status --json` object (OpenClaw's fields plus memtui's)."""
+        from memtui.index.workspace import list_memory_files
+
         counts = self.store.counts()
         caps = self.store.capabilities
         scan_memory = len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths)) \
@@ -408,6 +411,8 @@ class MemoryManager(EventHub):
 
     def missing_paths(self) -> list[str]:
         """Configured extra paths that do not exist (status issues)."""
+        from memtui.index.workspace import resolve_extra_path
+
         return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
 
 

@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import PathError
-from memtui.index.workspace import is_allowed_memory_path
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
@@ -113,6 +112,8 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`."""
+    from memtui.index.workspace import is_allowed_memory_path  # not loaded by a search-only process
+
     try:
         target = is_allowed_memory_path(workspace_dir, path, extra_paths)
     except PathError as exc:

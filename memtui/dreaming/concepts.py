@@ -124,6 +124,8 @@ def _classes(text: str, *, unicode: bool = False) -> _Classes:
 
 
 def _units(text: str) -> int:
+    if text.isascii():
+        return len(text)
     return len(text.encode("utf-16-le", "surrogatepass")) // 2
 
 
