@@ -75,9 +75,9 @@ def installed_python(scratch: Path) -> Path:
 
 
 def summary(name: str, cpu: list[float], wall: list[float]) -> str:
-    """One table row: CPU and wall p50/p90 in seconds."""
-    return (f"{name:<28} CPU p50 {statistics.median(cpu):.3f} s  p90 {percentile(cpu, 0.9):.3f} s   "
-            f"wall p50 {statistics.median(wall):.3f} s  p90 {percentile(wall, 0.9):.3f} s")
+    """One table row: CPU and wall p50/p90 in milliseconds."""
+    return (f"{name:<26} CPU p50 {statistics.median(cpu) * 1000:5.1f} ms  p90 {percentile(cpu, 0.9) * 1000:5.1f} ms   "
+            f"wall p50 {statistics.median(wall) * 1000:5.1f} ms  p90 {percentile(wall, 0.9) * 1000:5.1f} ms")
 
 
 def main() -> None:

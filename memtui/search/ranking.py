@@ -32,6 +32,8 @@ def bm25_rank_to_score(rank: float) -> float:
 
 def truncate_utf16(text: str, limit: int = SNIPPET_MAX_CHARS) -> str:
     """The first `limit` UTF-16 code units, never splitting a surrogate pair."""
+    if text.isascii() or max(text) <= "\uffff":  # one code unit per character
+        return text[:max(0, limit)]
     used = 0
     for index, char in enumerate(text):
         width = 2 if ord(char) > 0xFFFF else 1
