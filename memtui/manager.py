@@ -6,10 +6,9 @@ import fcntl
 import json
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name
 from memtui.errors import ProviderError, StoreError
@@ -330,7 +329,7 @@ class MemoryManager(EventHub):
         """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does)."""
         if self.env.read_only or not response.results:
             return 0
-        from memtui.dreaming.signals import record_search_hits
+        from memtui.dreaming.recalls import record_search_hits
 
         hits = [(h.path, h.start_line, h.end_line, h.score, h.snippet, h.source) for h in response.results]
         return record_search_hits(self.env.workspace_dir, query, hits, tz=self.env.dreaming.tz())
@@ -416,8 +415,7 @@ class MemoryManager(EventHub):
         return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
 
 
-@dataclass(frozen=True)
-class _SyncRequest:
+class _SyncRequest(NamedTuple):  # a tuple: ~7× cheaper to define than a frozen dataclass
     reason: str
     session_files: tuple[Path, ...] | None
     memory_paths: frozenset[str] | None
