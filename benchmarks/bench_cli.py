@@ -1,6 +1,6 @@
 """One `memtui search` CLI call vs one QMD 2.8.3 `qmd search`: whole process vs whole process (issue 16).
 
-Run: `python benchmarks/bench_cli.py [--notes 2000] [--runs 25] [--installed]`
+Run: `python benchmarks/bench_cli.py [--notes 2000] [--runs 25] [--installed] [--baseline DIR]`
 
 Both tools index the same generated notes (`notes.py`) once; then each round runs one keyword-only
 `python -m memtui --provider none search Q --json` and one `qmd search Q --json -n 10` on the same query,
@@ -10,6 +10,8 @@ memtui runs once with bytecode writing on before the rounds, so its `.pyc` files
 environment sets PYTHONDONTWRITEBYTECODE=1). QMD runs with Node 24 first on PATH and its own HOME/XDG dirs
 (`peers.py`). `--installed` also times a non-editable install (`pip install --no-deps .` into a scratch
 venv that borrows the dependencies of the current one), so the editable finder's start-up cost shows apart.
+`--baseline DIR` also times the `memtui` package found under DIR (e.g. `git archive OLD memtui | tar -x -C DIR`),
+alternated with the others, for a before/after at the same load.
 """
 
 from __future__ import annotations
@@ -68,8 +70,10 @@ def installed_python(scratch: Path) -> Path:
     site = Path(subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                                check=True, capture_output=True, text=True).stdout.strip())
     (site / "borrowed-deps.pth").write_text(sysconfig.get_path("purelib") + "\n", encoding="utf-8")
-    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps",
-                    "--target", str(site), str(REPO)], check=True, env={**os.environ, "PYTHONPATH": ""})
+    done = subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--target", str(site),
+                           str(REPO)], capture_output=True, text=True, env={**os.environ, "PYTHONPATH": ""})
+    if done.returncode != 0:
+        raise RuntimeError(f"pip install . failed: {done.stderr.strip()[-400:]}")
     shutil.rmtree(REPO / "build", ignore_errors=True)
     return python
 
@@ -87,6 +91,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=25, help="rounds (each runs every command once)")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/memtui-bench-cli"))
     parser.add_argument("--installed", action="store_true", help="also time a non-editable install")
+    parser.add_argument("--baseline", type=Path, help="a folder holding another memtui package to time as well")
     parser.add_argument("--no-qmd", action="store_true", help="memtui only")
     args = parser.parse_args()
 
@@ -104,6 +109,9 @@ def main() -> None:
     subprocess.run([sys.executable, "-m", "memtui", *prefix, "index"], env=editable, check=True,
                    stdout=subprocess.DEVNULL)
     commands["memtui (editable)"] = ([sys.executable, "-m", "memtui", *prefix, "search"], editable, REPO)
+    if args.baseline:
+        commands["memtui (baseline)"] = ([sys.executable, "-m", "memtui", *prefix, "search"],
+                                         memtui_env(scratch / "memtui-home", str(args.baseline.resolve())), scratch)
     if args.installed:
         commands["memtui (pip install .)"] = ([str(installed_python(scratch)), "-m", "memtui", *prefix, "search"],
                                               memtui_env(scratch / "memtui-home", None), scratch)

@@ -59,7 +59,7 @@ def _generated_snippet(rng: random.Random) -> str:
         elif roll < 0.7:
             parts.append("".join(rng.choice("abcXYZ019_.,;:'’‘-") for _ in range(rng.randint(1, 8))))
         elif roll < 0.85:
-            parts.append("".join(chr(rng.randint(32, 126)) for _ in range(rng.randint(1, 6))))
+            parts.append("".join(chr(rng.randint(0, 127)) for _ in range(rng.randint(1, 6))))
         else:
             parts.append(rng.choice(PUNCTUATION))
         parts.append(rng.choice(("", " ", " ", " ", "  ", "\t", "\n", "\r\n", ", ", ". ", "/", "-", "_", ":", "'")))
