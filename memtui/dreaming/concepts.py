@@ -4,7 +4,8 @@ Sources, in order: a protected multilingual glossary, compound tokens (`a.b`, `a
 words of ICU's word break iterator, which is what `Intl.Segmenter("und", {granularity: "word"})` runs in
 Node. The ICU bundled with `icu4py` is 78.3, the version of Node 24's, so CJK words split by the same
 dictionary. A segment counts as a word when it holds a letter or a digit (Node's `isWordLike`); on the
-recording the two agree on every snippet. Lengths are UTF-16 code units, as in JavaScript.
+recording the two agree on every snippet. Lengths are UTF-16 code units, as in JavaScript. Text of ASCII and a
+few separators (`PLAIN_CHARS`) takes a stdlib-`re` path with the same results; `regex` and ICU load for any other.
 """
 
 from __future__ import annotations
