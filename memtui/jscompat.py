@@ -8,7 +8,6 @@ import json
 import math
 import re
 import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 
@@ -22,11 +21,10 @@ def js_number(value: float) -> str:
         return "null"
     if value == 0:
         return "0"
-    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
+    digits, exponent = _shortest_digits(value)
     k = len(digits)
-    n = k + int(exponent)
-    prefix = "-" if sign else ""
+    n = k + exponent
+    prefix = "-" if value < 0 else ""
     if k <= n <= 21:
         return prefix + digits + "0" * (n - k)
     if 0 < n <= 21:
@@ -37,6 +35,16 @@ def js_number(value: float) -> str:
     mark = "+" if power > 0 else "-"
     mantissa = digits if k == 1 else f"{digits[0]}.{digits[1:]}"
     return f"{prefix}{mantissa}e{mark}{abs(power)}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest digits that round-trip `abs(value)` (Python's `repr`, the same as JavaScript's), without
+    leading or trailing zeros, and the power of ten of the last one."""
+    mantissa, _, power = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    significant = digits.rstrip("0")
+    return significant, int(power or 0) - len(fraction) + len(digits) - len(significant)
 
 
 def js_stringify(value: Any, indent: int | None = None, *, drop_none: bool = True, _level: int = 0) -> str:
@@ -113,6 +121,8 @@ def js_to_fixed(value: float, digits: int) -> str:
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if abs(value) >= 1e21:
         return js_number(value)
+    from decimal import ROUND_HALF_UP, Decimal  # ~0.6 ms: only where toFixed is needed
+
     fixed = Decimal(0.0 if value == 0 else value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
     return f"{fixed:f}"
 

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError
-from memtui.index.workspace import MemoryLocation, memory_location
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.settings.context import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+
+if TYPE_CHECKING:
+    from memtui.index.workspace import MemoryLocation
 
 
 def format_citation(path: str, start_line: int, end_line: int) -> str:
@@ -114,6 +116,8 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`."""
+    from memtui.index.workspace import memory_location  # not loaded by a search-only process
+
     try:
         location = memory_location(workspace_dir, path, extra_paths)
     except PathError as exc:

@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from memtui.dreaming.recall_store import RECALL_STORE_NAME, dreams_dir, load_recall_store
-from memtui.dreaming.signals import record_search_hits
+from memtui.dreaming.recalls import record_search_hits
 
 NOW = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 

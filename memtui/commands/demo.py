@@ -128,7 +128,7 @@ def seed_recalls(options: argparse.Namespace) -> None:
     `memory_search` would have left), so the dreams view has candidates to rank."""
     from datetime import UTC, datetime, timedelta
 
-    from memtui.dreaming.signals import record_search_hits
+    from memtui.dreaming.recalls import record_search_hits
 
     env = agent_from_args(options)
     with MemoryManager(env) as manager:

@@ -15,7 +15,7 @@ _EXPORTS = {
     "PromotionResult": "memtui.dreaming.promotion",
     "apply_promotions": "memtui.dreaming.promotion",
     "list_candidates": "memtui.dreaming.promotion",
-    "record_search_hits": "memtui.dreaming.signals",
+    "record_search_hits": "memtui.dreaming.recalls",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -13,7 +13,8 @@ from pathlib import Path
 
 from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.recall_store import dreams_dir, parse_iso, read_json_state, write_json_state
-from memtui.dreaming.signals import Hit, IngestResult, record_recalls
+from memtui.dreaming.recalls import Hit, record_recalls
+from memtui.dreaming.signals import IngestResult
 from memtui.errors import MemtuiError
 from memtui.jscompat import js_length, js_slice, js_squash, js_trim
 

@@ -52,6 +52,11 @@ class EmbeddingProvider(ABC):
             self._dims = len(vectors[0])
 
 
+def model_name(provider: EmbeddingProvider | None) -> str:
+    """`chunks.model` value: the provider's model, or `fts-only`."""
+    return provider.model if provider is not None else FTS_ONLY_MODEL
+
+
 def provider_key(provider: EmbeddingProvider | None) -> str:
     """`computeProviderKey`: sha256 of JSON.stringify of the provider's cache-key data."""
     if provider is None:

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.atomic import open_for_read, parts_below
-from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, embed_texts, provider_key
+from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
@@ -22,10 +22,9 @@ from memtui.index.workspace import (
     is_allowed_memory_path,
     list_memory_files,
     memory_location,
-    resolve_extra_path,
 )
 from memtui.issues import FileIssue
-from memtui.jscompat import js_stringify, sha256_hex
+from memtui.jscompat import sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
@@ -91,59 +90,6 @@ class VectorSizeChanged(ProviderError):
         super().__init__(f"the provider's vectors changed from {old} to {new} dimensions")
         self.old = old
         self.new = new
-
-
-def model_name(provider: EmbeddingProvider | None) -> str:
-    """`chunks.model` value: the provider's model, or `fts-only`."""
-    return provider.model if provider is not None else FTS_ONLY_MODEL
-
-
-def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
-    """sha256 of `{extraPaths: sorted absolute paths, multimodal: {enabled, modalities, maxFileBytes}}`."""
-    extra = sorted({str(resolve_extra_path(workspace_dir, p).resolve()) for p in settings.extra_paths})
-    multimodal = settings.multimodal
-    return sha256_hex(js_stringify({
-        "extraPaths": extra,
-        "multimodal": {
-            "enabled": multimodal.enabled,
-            "modalities": sorted(multimodal.modalities),
-            "maxFileBytes": multimodal.max_file_bytes,
-        },
-    }))
-
-
-def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-               vector_dims: int | None) -> dict[str, Any]:
-    """The meta row in OpenClaw's key order (`vectorDims` only when sqlite-vec is loaded and dims known)."""
-    meta: dict[str, Any] = {
-        "model": model_name(provider),
-        "provider": provider.id if provider is not None else NO_PROVIDER,
-        "providerKey": provider_key(provider),
-        "sources": sorted(settings.sources),
-        "scopeHash": scope_hash(workspace_dir, settings),
-        "chunkTokens": settings.chunking.tokens,
-        "chunkOverlap": settings.chunking.overlap,
-        "ftsTokenizer": settings.store.fts_tokenizer,
-    }
-    if vector_dims is not None:
-        meta["vectorDims"] = vector_dims
-    return meta
-
-
-def full_reindex_reason(existing: dict[str, Any] | None, wanted: dict[str, Any], vector_ready: bool) -> str | None:
-    """`shouldRunFullMemoryReindex`: why the stored meta forces a full rebuild, or None."""
-    if existing is None:
-        return "no index metadata"
-    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap"):
-        if existing.get(key) != wanted.get(key):
-            return f"{key} changed ({existing.get(key)!r} → {wanted.get(key)!r})"
-    if sorted(existing.get("sources") or []) != wanted["sources"]:
-        return "sources changed"
-    if (existing.get("ftsTokenizer") or "unicode61") != wanted["ftsTokenizer"]:
-        return "FTS tokenizer changed"
-    if vector_ready and wanted["provider"] != NO_PROVIDER and existing.get("vectorDims") is None:
-        return "vector dimensions missing"
-    return None
 
 
 @dataclass

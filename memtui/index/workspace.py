@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from memtui.errors import PathError
+from memtui.settings.paths import resolve_extra_path
 
 ROOT_MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -71,11 +72,6 @@ def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
     except OSError:
         return []
 
-
-def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
-    """An `extraPaths` entry: absolute, `~`-relative or workspace-relative."""
-    expanded = Path(raw).expanduser()
-    return expanded if expanded.is_absolute() else workspace_dir / expanded
 
 
 def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:

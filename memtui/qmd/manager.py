@@ -315,7 +315,7 @@ class QmdMemoryManager(EventHub):
                        for h in hits if h.source != SESSIONS_SOURCE and not h.path.startswith("qmd/")]
         if self.env.read_only or not memory_hits:
             return
-        from memtui.dreaming.signals import record_search_hits
+        from memtui.dreaming.recalls import record_search_hits
 
         record_search_hits(self.env.workspace_dir, query, memory_hits, tz=self.env.dreaming.tz())
 

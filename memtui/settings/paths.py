@@ -115,3 +115,8 @@ def memtui_store_path(state_dir: Path, agent_id: str) -> Path:
 def memtui_dir(state_dir: Path) -> Path:
     """memtui's own state folder under the OpenClaw state dir."""
     return state_dir / "memtui"
+
+def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
+    """An `extraPaths` entry: absolute, `~`-relative or workspace-relative."""
+    expanded = Path(raw).expanduser()
+    return expanded if expanded.is_absolute() else workspace_dir / expanded

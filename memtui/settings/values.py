@@ -1,4 +1,4 @@
-"""Coercion of raw config values as OpenClaw does it: counts and byte sizes."""
+"""Coercion of raw config values as OpenClaw does it (counts and byte sizes), and the `memory_get` defaults."""
 
 from __future__ import annotations
 
@@ -7,6 +7,9 @@ import re
 from typing import Any
 
 from memtui.jscompat import js_trim
+
+DEFAULT_GET_LINES = 120
+DEFAULT_GET_MAX_CHARS = 12000
 
 _BYTE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3,
                "t": 1024**4, "tb": 1024**4}
