@@ -96,6 +96,18 @@ async def test_at_80x24_the_results_keep_path_and_lines_and_the_sidebar_folds(ma
         assert app.query_one("#side").display and app.focused is app.browser
 
 
+async def test_the_sidebar_comes_back_when_the_terminal_grows(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        assert not app.query_one("#side").display
+        await pilot.resize_terminal(200, 50)
+        await settle(app, pilot)
+        assert app.query_one("#side").display
+        await pilot.resize_terminal(90, 30)
+        await settle(app, pilot)
+        assert not app.query_one("#side").display
+
+
 async def test_the_promote_dialog_fits_a_small_terminal(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -33,10 +33,11 @@ class PaneController(MemtuiBase):
         main.set_class(width <= NARROW, "-narrow")
         main.set_class(width >= WIDE, "-wide")
         main.set_class(height <= SHORT, "-short")
-        self._apply_sidebar()
+        self._apply_sidebar(width)
 
-    def _apply_sidebar(self) -> None:
-        shown = self.sidebar_wanted if self.sidebar_wanted is not None else self.size.width > NARROW
+    def _apply_sidebar(self, width: int | None = None) -> None:
+        width = self.size.width if width is None else width
+        shown = self.sidebar_wanted if self.sidebar_wanted is not None else width > NARROW
         side = self.query_one("#side")
         if side.display != shown:
             side.display = shown
