@@ -108,6 +108,18 @@ async def test_the_sidebar_comes_back_when_the_terminal_grows(manager: MemoryMan
         assert not app.query_one("#side").display
 
 
+async def test_the_location_column_reads_alike_when_one_path_is_too_long(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(52, 24)) as pilot:
+        await search(app, pilot, "billing ArgoCD")
+        table = app.results
+        column = list(table.columns).index("location")
+        places = [str(table.get_cell_at((row, column))) for row in range(table.row_count)]
+        assert any("deploy-incident" in p or "deploy-inc" in p for p in places) and len(places) > 1
+        assert not any(p.startswith("memory/") for p in places), places
+        assert all(p.rpartition(":")[2][0].isdigit() for p in places)
+
+
 async def test_the_promote_dialog_fits_a_small_terminal(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=(80, 24)) as pilot:

@@ -82,13 +82,18 @@ def fit(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def fit_location(location: str, width: int) -> str:
-    """`path:lines` shortened to `width` cells: `memory/` goes first, then the end of the file name is elided
-    (the lines always stay)."""
+def location_of(candidate: Candidate) -> str:
+    """`path:start-end` of a hit."""
+    return f"{candidate.path}:{candidate.start_line}-{candidate.end_line}"
+
+
+def fit_location(location: str, width: int, *, drop_memory: bool = False) -> str:
+    """`path:lines` shortened to `width` cells: without `memory/` when `drop_memory` (set for every row once one
+    row does not fit, so the column reads alike), then the end of the file name elided (the lines always stay)."""
+    if drop_memory:
+        location = location.removeprefix("memory/")
     if len(location) <= width:
         return location
-    if location.startswith("memory/"):
-        return fit_location(location.removeprefix("memory/"), width)
     path, _, lines = location.rpartition(":")
     keep = width - len(lines) - 2
     if keep < 4:
@@ -160,8 +165,9 @@ class ResultsTable(DataTable[Text]):
         self._shown = (results, marks, gone)
         self._render_rows(keep=keep)
 
-    def _cells(self, candidate: Candidate, marks: dict[str, str], location: int, snippet: int) -> list[Text]:
-        place = Text(fit_location(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", location))
+    def _cells(self, candidate: Candidate, marks: dict[str, str], location: int, snippet: int,
+               drop_memory: bool) -> list[Text]:
+        place = Text(fit_location(location_of(candidate), location, drop_memory=drop_memory))
         if self.layout_name == "tiny":
             cells = [_rank_cell(candidate), Text(f"{candidate.score:.3f}"), place]
         elif self.layout_name == "compact":
@@ -181,6 +187,7 @@ class ResultsTable(DataTable[Text]):
             self.layout_name, self.snippets = self._choose_layout()
         results, marks, gone = self._shown
         location, snippet = self._widths()
+        drop_memory = any(len(location_of(c)) > location for c in (*results, *gone))
         self._geometry = (self.layout_name, self.snippets, location, snippet)
         columns = [*LAYOUTS[self.layout_name], ("location", "path:lines", location)]
         if self.snippets:
@@ -190,13 +197,12 @@ class ResultsTable(DataTable[Text]):
             for key, label, width in columns:
                 self.add_column(label, key=key, width=width)
             for candidate in results:
-                self.add_row(*self._cells(candidate, marks, location, snippet), key=candidate.id)
+                self.add_row(*self._cells(candidate, marks, location, snippet, drop_memory), key=candidate.id)
             for candidate in gone:
                 cells = [Text("") for _ in columns]
                 cells[1] = _mark_cell("gone")
                 cells[len(LAYOUTS[self.layout_name])] = Text(
-                    fit_location(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", location),
-                    style="dim strike")
+                    fit_location(location_of(candidate), location, drop_memory=drop_memory), style="dim strike")
                 self.add_row(*cells, key=f"gone:{candidate.id}")
             if keep is not None and keep in self.rows:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
