@@ -40,6 +40,10 @@ class EscapeError(PathError):
     """The path runs through a symlink, or ends at something that is not a regular file; nothing was opened."""
 
 
+class OutsideError(EscapeError):
+    """The path lies outside the folder it belongs to; nothing was opened."""
+
+
 def file_digest(path: Path) -> str | None:
     """SHA-256 of the file's bytes, or None when it does not exist."""
     try:
@@ -53,9 +57,9 @@ def parts_below(root: Path, path: Path) -> tuple[str, ...]:
     try:
         parts = Path(os.path.normpath(path)).relative_to(os.path.normpath(root)).parts
     except ValueError:
-        raise EscapeError(f"{path.name} is outside the folder it belongs to; refusing to touch it") from None
+        raise OutsideError(f"{path.name} is outside the folder it belongs to; refusing to touch it") from None
     if not parts or any(part in (".", "..") for part in parts):
-        raise EscapeError(f"{path.name} is outside the folder it belongs to; refusing to touch it")
+        raise OutsideError(f"{path.name} is outside the folder it belongs to; refusing to touch it")
     return parts
 
 
@@ -130,6 +134,20 @@ def open_beneath(root: Path, parts: Sequence[str], flags: int = os.O_RDONLY, *, 
 def open_for_read(root: Path, parts: Sequence[str]) -> BinaryIO:
     """`root/parts…` opened for reading as a binary file object (see `open_beneath`)."""
     return os.fdopen(open_beneath(root, parts), "rb")
+
+
+def open_linked_for_read(root: Path, path: Path) -> BinaryIO:
+    """`path` opened for reading where symlinks may point within `root` (as OpenClaw reads MEMORY.md and notes):
+    its links are resolved, the target must lie below `root`, and it is then opened component by component
+    without following links, so a link swapped in after the check is refused, not followed (EscapeError)."""
+    real_root = Path(os.path.realpath(root))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError as exc:  # a link replaced while it was being resolved (readlink on a file: EINVAL)
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise EscapeError(f"{path.name} changed while it was being opened; refusing to read it") from None
+    return open_for_read(real_root, parts_below(real_root, real))
 
 
 def _digest_of(folder: int, name: str) -> str | None:

@@ -221,3 +221,64 @@ def test_temp_files_of_killed_saves_are_removed_by_the_next_index(tmp_path: Path
     done = _cli(tmp_path, workspace, "index")
     assert done.returncode == 0, done.stderr
     assert _temps(workspace / "memory") == []
+
+
+# -- reads that may follow a link inside the workspace (bootstrap MEMORY.md, promotion sources) ---------
+
+
+def _flip_between_inside_and_outside(target: Path, outside: Path, stop: threading.Event) -> None:
+    """Swap `target` between a regular file and a symlink to the outside secret, atomically, until stopped."""
+    folder = target.parent
+    link, regular = folder / ".flip-link", folder / ".flip-regular"
+    os.symlink(outside / "secret.md", link)
+    regular.write_text("inside\n", encoding="utf-8")
+    while not stop.is_set():
+        os.link(link, folder / ".tmp-l", follow_symlinks=False)
+        os.replace(folder / ".tmp-l", target)
+        os.link(regular, folder / ".tmp-r")
+        os.replace(folder / ".tmp-r", target)
+
+
+def _race(target: Path, outside: Path, read: Callable[[], str | None], tries: int = 5000) -> list[str | None]:
+    for leftover in (target, target.parent / ".flip-link", target.parent / ".flip-regular"):
+        leftover.unlink(missing_ok=True)
+    target.write_text("inside\n", encoding="utf-8")
+    stop = threading.Event()
+    flipper = threading.Thread(target=_flip_between_inside_and_outside, args=(target, outside, stop), daemon=True)
+    flipper.start()
+    try:
+        return [read() for _ in range(tries)]
+    finally:
+        stop.set()
+        flipper.join()
+
+
+def test_bootstrap_reads_never_return_content_reached_through_a_swapped_symlink(workspace: Path,
+                                                                              outside: Path) -> None:
+    from memtui.context.bootstrap_files import read_within_workspace
+
+    target = workspace / "MEMORY.md"
+    texts = _race(target, outside, lambda: read_within_workspace(target, workspace)[0])
+    assert not [t for t in texts if t and "secret" in t]
+    assert "inside\n" in texts and None in texts  # both states were seen
+
+
+def test_promotion_rehydration_never_reads_through_a_swapped_symlink(workspace: Path, outside: Path) -> None:
+    from dataclasses import fields
+
+    from memtui.dreaming.promotion import rehydrate
+    from memtui.dreaming.ranking import Candidate
+
+    def candidate(snippet: str) -> Candidate:
+        blank = {f.name: None for f in fields(Candidate) if f.init and f.name not in ("claim_hash", "promoted_at",
+                                                                                       "rejected")}
+        return Candidate(**{**blank, "key": "k", "path": "memory/flip.md", "start_line": 1, "end_line": 1,
+                            "snippet": snippet})
+
+    target = workspace / "memory" / "flip.md"
+    inside = _race(target, outside, lambda: "found" if rehydrate(workspace, candidate("inside"))[0] else None)
+    assert "found" in inside and None in inside  # both states were seen
+    leaks = _race(target, outside, lambda: "leak" if rehydrate(workspace, candidate(SECRET))[0] else None,
+                  tries=20000)
+    assert "leak" not in leaks
+    assert (outside / "secret.md").read_text(encoding="utf-8") == SECRET + "\n"

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path, PurePosixPath
 
-from memtui.atomic import atomic_write_text, file_digest
+from memtui.atomic import EscapeError, OutsideError, atomic_write_text, file_digest, open_linked_for_read
 from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.lock import short_term_lock
@@ -123,13 +123,15 @@ def rehydrate(workspace_dir: Path, candidate: Candidate) -> tuple[Candidate | No
     """The candidate re-read from its live file (its path, else `memory/<its file name>`), or None with the
     reason it is missing or stale."""
     relative = normalize_path(candidate.path)
-    root = workspace_dir.resolve()
     seen_file = False
     for path in _source_paths(workspace_dir, relative):
-        if not path.resolve().is_relative_to(root):
-            return None, f"{relative} is outside the workspace"
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            with open_linked_for_read(workspace_dir, path) as handle:
+                text = handle.read().decode("utf-8", errors="replace")
+        except OutsideError:
+            return None, f"{relative} is outside the workspace"
+        except EscapeError as exc:
+            return None, exc.message
         except FileNotFoundError:
             continue
         seen_file = True
