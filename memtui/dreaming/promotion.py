@@ -134,6 +134,8 @@ def rehydrate(workspace_dir: Path, candidate: Candidate) -> tuple[Candidate | No
             return None, exc.message
         except FileNotFoundError:
             continue
+        except OSError as exc:  # e.g. a link swapped in at the last moment (ELOOP), a permission
+            return None, f"{relative} is not readable ({exc.strerror})"
         seen_file = True
         found = relocate(re.split(r"\r?\n", text), candidate)
         if found is not None:
