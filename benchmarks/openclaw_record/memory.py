@@ -22,6 +22,7 @@ Run: `/work/main/.venv/bin/python benchmarks/openclaw_record/memory.py --scratch
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import shutil
@@ -40,6 +41,7 @@ from launcher import OPENCLAW_VERSION, OpenClawLauncher, Placeholders  # noqa: E
 DRIVER = HERE / "memory_driver.mjs"
 DEFAULT_OUT = HERE.parents[1] / "tests" / "data" / f"openclaw-{OPENCLAW_VERSION}" / "memory"
 CLOCK = "<clock>"
+CHUNKED_VARIANTS = ("extra-paths", "chunking-small", "trigram")
 
 
 def log(message: str) -> None:
@@ -107,8 +109,10 @@ class Run:
         return self.state_dir / "memory" / "main.sqlite"
 
 
-def dump_index(db: Path, scratch: Path, *, full: bool) -> dict[str, Any]:
-    """The tables of an OpenClaw index (a copy is read, so nothing touches the original)."""
+def dump_index(db: Path, scratch: Path, *, texts: bool = True, fts: bool = False) -> dict[str, Any]:
+    """The tables of an OpenClaw index, read from a copy. Without `texts`, chunks keep their hash (which is
+    sha256 of the text) instead of the text; FTS rows are checked to hold exactly their chunk's text and are
+    then stored without it."""
     copy = scratch / "dump.sqlite"
     for suffix in ("", "-wal", "-shm"):
         Path(f"{copy}{suffix}").unlink(missing_ok=True)
@@ -119,25 +123,31 @@ def dump_index(db: Path, scratch: Path, *, full: bool) -> dict[str, Any]:
         meta = [{"key": k, "value": v} for k, v in conn.execute("SELECT key, value FROM meta ORDER BY key")]
         files = [{"path": p, "source": s, "hash": h, "size": z, "mtime": CLOCK}
                  for p, s, h, z in conn.execute("SELECT path, source, hash, size FROM files ORDER BY path, source")]
+        rows = conn.execute("SELECT id, path, source, start_line, end_line, hash, model, text, embedding, "
+                            "ROW_NUMBER() OVER (PARTITION BY path, source ORDER BY rowid) FROM chunks "
+                            "ORDER BY path, start_line, end_line, id").fetchall()
+        chunk_text = {row[0]: row[7] for row in rows}
+        # `ordinal`: the chunk's place among its file's rows as OpenClaw inserted them (ties in bm25 keep it).
         chunks = [{"id": i, "path": p, "source": s, "start_line": a, "end_line": b, "hash": h, "model": m,
-                   "text": t, "embedding": e, "updated_at": CLOCK}
-                  for i, p, s, a, b, h, m, t, e in conn.execute(
-                      "SELECT id, path, source, start_line, end_line, hash, model, text, embedding FROM chunks "
-                      "ORDER BY path, start_line, end_line, id")]
-        tables = {"meta": meta, "files": files, "chunks": chunks}
-        if not full:
+                   **({"text": t} if texts else {}), "embedding": e, "updated_at": CLOCK, "ordinal": n}
+                  for i, p, s, a, b, h, m, t, e, n in rows]
+        tables: dict[str, Any] = {"meta": meta, "files": files, "chunks": chunks}
+        if not fts:
             return tables
         schema = [{"type": t, "name": n, "tbl_name": b, "sql": s} for t, n, b, s in conn.execute(
             "SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name")]
-        fts = [{"text": t, "id": i, "path": p, "source": s, "model": m, "start_line": a, "end_line": b}
-               for t, i, p, s, m, a, b in conn.execute(
-                   "SELECT text, id, path, source, model, start_line, end_line FROM chunks_fts "
-                   "ORDER BY path, start_line, end_line, id")]
+        fts_rows = []
+        for text, i, p, s, m, a, b in conn.execute("SELECT text, id, path, source, model, start_line, end_line "
+                                                   "FROM chunks_fts ORDER BY path, start_line, end_line, id"):
+            if chunk_text.get(i) != text:
+                raise SystemExit(f"{db}: FTS row {i} does not hold its chunk's text")
+            fts_rows.append({"id": i, "path": p, "source": s, "model": m, "start_line": a, "end_line": b})
         conn.execute("CREATE VIRTUAL TABLE temp.vocab USING fts5vocab(main, chunks_fts, row)")
         vocab = [[term, docs, count] for term, docs, count in
                  conn.execute("SELECT term, doc, cnt FROM temp.vocab ORDER BY term")]
         cache = conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0]
-        return {"schema": schema, **tables, "fts": fts, "fts_vocab_row": vocab, "embedding_cache_rows": cache}
+        return {"schema": schema, **tables, "fts": fts_rows, "fts_text": "each FTS row holds its chunk's text",
+                "fts_vocab_row": vocab, "embedding_cache_rows": cache}
     finally:
         conn.close()
 
@@ -150,28 +160,41 @@ def search_steps(queries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return cli + tool
 
 
+def compact_cli(result: dict[str, Any]) -> dict[str, Any]:
+    """The CLI JSON as [id, startLine, endLine, score, textScore] rows in OpenClaw's order, plus the sha256 of
+    the text it printed (the snippets are the chunks' first 700 UTF-16 units; the tool JSON has them)."""
+    if "text" not in result:
+        return result
+    rows = [[r["id"], r["startLine"], r["endLine"], r["score"], r["textScore"]]
+            for r in json.loads(result["text"])["results"]]
+    return {"results": rows, "sha256": hashlib.sha256(result["text"].encode("utf-8")).hexdigest()}
+
+
 def paired(queries: list[dict[str, Any]], results: list[Any]) -> list[dict[str, Any]]:
     """[{query…, cli, tool}] from the results of `search_steps`."""
     n = len(queries)
-    return [{**case, "cli": results[i], "tool": results[n + i]} for i, case in enumerate(queries)]
+    return [{**case, "cli": compact_cli(results[i]), "tool": results[n + i]} for i, case in enumerate(queries)]
 
 
 def record_default(run: Run, scratch: Path) -> dict[str, Any]:
-    head = [{"op": "index", "force": True}, {"op": "status"}, {"op": "scope"}]
+    head = [{"op": "index", "force": True}, {"op": "status"}, {"op": "scope"},
+            {"op": "keywords", "queries": [case["query"] for case in cases.QUERIES]}]
     searches = search_steps(cases.QUERIES)
     tool_only = [{"op": "tool", "name": "memory_search", **c} for c in cases.TOOL_ONLY_SEARCHES]
     gets = [{"op": "tool", "name": "memory_get", "params": g} for g in cases.GETS]
     results = run.drive(head + searches + tool_only + gets)
-    index_log, status, scope = results[:3]
-    rest = results[3:]
+    index_log, status, scope, keywords = results[:4]
+    rest = results[4:]
     n_search, n_tool = len(searches), len(tool_only)
+    searched = [{**entry, "keywords": words} for entry, words in zip(paired(cases.QUERIES, rest[:n_search]),
+                                                                      keywords, strict=True)]
     return {
         "index_log": index_log, "status": status, "scope": scope,
-        "searches": paired(cases.QUERIES, rest[:n_search]),
+        "searches": searched,
         "tool_only": [{**c, "tool": r} for c, r in zip(cases.TOOL_ONLY_SEARCHES, rest[n_search:n_search + n_tool],
                                                           strict=True)],
         "gets": [{"params": g, "tool": r} for g, r in zip(cases.GETS, rest[n_search + n_tool:], strict=True)],
-        "index": dump_index(run.db, scratch, full=True),
+        "index": dump_index(run.db, scratch, fts=True),
     }
 
 
@@ -188,8 +211,8 @@ def record_variant(run: Run, scratch: Path, name: str) -> dict[str, Any]:
     results = run.drive(steps)
     index_log, status, scope = results[:3]
     n_search = 2 * len(queries)
-    out: dict[str, Any] = {"index_log": index_log, "status": status, "scope": scope,
-                           "index": dump_index(run.db, scratch, full=name == "trigram")}
+    index = dump_index(run.db, scratch, texts=False, fts=name in ("trigram", "chunking-small"))
+    out: dict[str, Any] = {"index_log": index_log, "status": status, "scope": scope, "index": index}
     if queries:
         out["searches"] = paired(queries, results[3:3 + n_search])
     if gets:
@@ -198,11 +221,15 @@ def record_variant(run: Run, scratch: Path, name: str) -> dict[str, Any]:
 
 
 def index_delta(before: dict[str, Any], after: dict[str, Any]) -> dict[str, Any]:
-    """What an incremental sync changed: chunk and FTS rows added / removed (by chunk id), the rest whole."""
+    """What an incremental sync changed: chunk and FTS rows added / removed (by chunk id), every chunk of a
+    file whose hash changed (in OpenClaw's insertion order), the rest whole."""
     old = {row["id"] for row in before["chunks"]}
     new = {row["id"] for row in after["chunks"]}
+    hashes = {row["path"]: row["hash"] for row in before["files"]}
+    changed = {row["path"] for row in after["files"] if hashes.get(row["path"]) != row["hash"]}
     return {
         "meta": after["meta"], "files": after["files"],
+        "chunks_of_changed_files": [row for row in after["chunks"] if row["path"] in changed],
         "chunks_added": [row for row in after["chunks"] if row["id"] not in old],
         "chunks_removed": sorted(old - new),
         "fts_added": [row for row in after["fts"] if row["id"] not in old],
@@ -223,19 +250,20 @@ def record_update(run: Run, scratch: Path, before: dict[str, Any]) -> dict[str, 
     results = run.drive([{"op": "index", "force": False}, {"op": "status"}, *search_steps(queries)])
     return {"writes": cases.UPDATE_WRITES, "deletes": cases.UPDATE_DELETES, "index_log": results[0],
             "status": results[1], "searches": paired(queries, results[2:]),
-            "index": index_delta(before, dump_index(run.db, scratch, full=True))}
+            "index": index_delta(before, dump_index(run.db, scratch, fts=True))}
 
 
 def cli_check(run: Run, default: dict[str, Any]) -> list[dict[str, Any]]:
     """The real `openclaw memory search --json` for a few queries, compared with the in-process output."""
-    recorded = {json.dumps(s["query"]): s["cli"]["text"] for s in default["searches"] if len(s) == 3}
+    plain = [s for s in default["searches"] if not set(s) - {"query", "cli", "tool", "keywords"}]
+    recorded = {json.dumps(s["query"]): s["cli"]["sha256"] for s in plain}
     checks = []
     for case in cases.CLI_CHECK_QUERIES:
         started = time.perf_counter()
         stdout = run.cli(["memory", "search", case["query"], "--json"])
         seconds = time.perf_counter() - started
         printed = run.places.text(stdout[stdout.index("{"):].rstrip("\n"))
-        same = printed == recorded[json.dumps(case["query"])]
+        same = hashlib.sha256(printed.encode("utf-8")).hexdigest() == recorded[json.dumps(case["query"])]
         log(f"CLI check {case['query']!r}: {'identical' if same else 'DIFFERENT'} ({seconds:.0f} s)")
         checks.append({"query": case["query"], "identical": same})
     return checks
@@ -275,9 +303,13 @@ def main(argv: list[str] | None = None) -> int:
         if name == "default":
             default = record_default(run, scratch)
             variants[name] = {"config": config, **{k: default[k] for k in ("index_log", "status", "scope")},
-                              "meta": default["index"]["meta"]}
+                              "index": {"meta": default["index"]["meta"], "chunks_as_default": True}}
         else:
             variants[name] = {"config": config, **record_variant(run, scratch, name)}
+            if name not in CHUNKED_VARIANTS and default is not None:
+                chunks = variants[name]["index"].pop("chunks")
+                same = [c["id"] for c in chunks] == [c["id"] for c in default["index"]["chunks"]]
+                variants[name]["index"]["chunks_as_default"] = same
 
     provenance: dict[str, Any] = {"openclaw": OPENCLAW_VERSION, "node": launcher.node_version(),
                                   "placeholders": ["<ROOT>", "<WORKSPACE>", "<HOME>", "<STATE>"],

@@ -2,7 +2,8 @@
 // (its `runMemorySearch`) and the `memory_search` / `memory_get` agent tools (through its plugin loader,
 // `resolvePluginTools`) in one process, on the config in $OPENCLAW_STATE_DIR/openclaw.json.
 // Usage: node memory_driver.mjs job.json out.json
-//   job: {openclawDir, runtimeModule, agentId, steps: [{op: "index"|"status"|"scope"|"cli_search"|"tool", ...}]}
+//   job: {openclawDir, runtimeModule, agentId,
+//         steps: [{op: "index"|"status"|"scope"|"keywords"|"cli_search"|"tool", ...}]}
 //   out: {steps: [result per step]}
 import crypto from "node:crypto";
 import fs from "node:fs";
@@ -16,6 +17,7 @@ const getMemorySearchManager = await dist.imported("cli.runtime", "getMemorySear
 const getRuntimeConfig = await dist.imported("cli.runtime", "getRuntimeConfig");
 const normalizeExtraMemoryPaths = await dist.imported("cli.runtime", "normalizeExtraMemoryPaths");
 const resolvePluginTools = await dist.imported("openclaw-tools", "resolvePluginTools");
+const extractKeywords = await dist.imported("manager", "extractKeywords");
 const output = captureRuntime(defaultRuntime);
 const agentId = job.agentId ?? "main";
 const toolSets = new Map();
@@ -70,6 +72,12 @@ const ops = {
       const json = scopeJson(manager);
       return { workspaceDir: manager.workspaceDir, extraPathsConfig: manager.settings.extraPaths, json, sha256: sha256(json) };
     });
+  },
+  async keywords(step) {
+    return step.queries.map((query) => ({
+      unicode61: extractKeywords(query.trim(), { ftsTokenizer: "unicode61" }),
+      trigram: extractKeywords(query.trim(), { ftsTokenizer: "trigram" }),
+    }));
   },
   async cli_search(step) {
     await cli.runMemorySearch(step.query, { json: true, maxResults: step.maxResults, minScore: step.minScore });

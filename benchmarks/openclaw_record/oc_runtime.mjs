@@ -12,10 +12,15 @@ export class OpenClawDist {
     this.files = fs.readdirSync(this.dist).filter((name) => name.endsWith(".js"));
   }
 
-  /** The one chunk file whose name is `<prefix>-<hash>.js`. */
-  chunk(prefix) {
+  /** The chunk files named `<prefix>-<8-character hash>.js`. */
+  chunks(prefix) {
     const hashed = /^[A-Za-z0-9_-]{8}\.js$/;
-    const found = this.files.filter((name) => name.startsWith(`${prefix}-`) && hashed.test(name.slice(prefix.length + 1)));
+    return this.files.filter((name) => name.startsWith(`${prefix}-`) && hashed.test(name.slice(prefix.length + 1)));
+  }
+
+  /** The one chunk file named `<prefix>-<hash>.js`. */
+  chunk(prefix) {
+    const found = this.chunks(prefix);
     if (found.length !== 1) throw new Error(`expected one dist/${prefix}-*.js, found ${found.length}`);
     return found[0];
   }
@@ -24,18 +29,19 @@ export class OpenClawDist {
     return await import(pathToFileURL(path.join(this.dist, file)).href);
   }
 
-  /** The binding `localName` as the chunk `<consumerPrefix>-*.js` imports it. */
+  /** The binding `localName` as a chunk `<consumerPrefix>-*.js` imports it. */
   async imported(consumerPrefix, localName) {
-    const consumer = this.chunk(consumerPrefix);
-    const source = fs.readFileSync(path.join(this.dist, consumer), "utf-8");
     const re = /import\s*\{([^}]*)\}\s*from\s*"\.\/([^"]+)"/g;
-    for (const match of source.matchAll(re)) {
-      for (const part of match[1].split(",")) {
-        const [exported, local] = part.trim().split(/\s+as\s+/);
-        if ((local ?? exported) === localName) return (await this.load(match[2]))[exported];
+    for (const consumer of this.chunks(consumerPrefix)) {
+      const source = fs.readFileSync(path.join(this.dist, consumer), "utf-8");
+      for (const match of source.matchAll(re)) {
+        for (const part of match[1].split(",")) {
+          const [exported, local] = part.trim().split(/\s+as\s+/);
+          if ((local ?? exported) === localName) return (await this.load(match[2]))[exported];
+        }
       }
     }
-    throw new Error(`${consumer} does not import ${localName}`);
+    throw new Error(`no dist/${consumerPrefix}-*.js imports ${localName}`);
   }
 }
 
