@@ -33,3 +33,7 @@ class ProviderError(MemtuiError):
 
 class ReadOnlyError(StoreError):
     """A write was attempted on an index opened read-only."""
+
+
+class ToolInputError(MemtuiError):
+    """A tool call lacks a required argument or has one of the wrong type (OpenClaw's `ToolInputError`)."""

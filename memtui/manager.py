@@ -14,6 +14,7 @@ from typing import Any
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
+from memtui.index.identity import WORKSPACE_KEY, WorkspaceCheck, check_workspace
 from memtui.index.indexer import (
     EmbeddingFailed,
     Indexer,
@@ -30,9 +31,11 @@ from memtui.search.accelerator import FastSearch
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
+from memtui.settings.paths import same_folder
 from memtui.tools import error_payload, memory_get, search_payload
 
 _UNSET: Any = object()
+REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
 class MemoryManager(EventHub):
@@ -54,8 +57,11 @@ class MemoryManager(EventHub):
         self._write_lock = threading.Lock()
         self.last_sync: SyncReport | None = None
         self.store = self._open_store()
+        self.workspace_check = self._check_workspace()
+        self._repairs_reported = 0
         self.fast = FastSearch()
-        self.dirty = "memory" in self.settings.sources and not (env.read_only or self.store.read_meta())
+        self.dirty = (("memory" in self.settings.sources and not (env.read_only or self.store.read_meta()))
+                      or self.workspace_check.foreign is not None)
         self._sync_queue: list[_SyncRequest] = []
         self._sync_thread: threading.Thread | None = None
         self._queue_lock = threading.Lock()
@@ -85,6 +91,23 @@ class MemoryManager(EventHub):
             cache_enabled=self.settings.cache.enabled,
         )
 
+    def _check_workspace(self) -> WorkspaceCheck:
+        """Refuse (read-only) an index of another workspace; a writable one is synced before it answers."""
+        env = self.env
+        own = env.store_path == env.openclaw_store_path and same_folder(env.workspace_dir,
+                                                                         env.configured_workspace_dir)
+        check = check_workspace(self.store, env.workspace_dir, openclaw_own=own)
+        if check.foreign is not None and env.read_only:
+            self.close()
+            raise StoreError(f"{check.foreign}; memtui does not answer one workspace from another's index",
+                             "open it without --read-only to index it for this workspace, or pass its own --store")
+        return check
+
+    def _answer_for_this_workspace(self) -> None:
+        """Before a search: an index built for another workspace (or unrecorded) is synced first."""
+        if self.workspace_check.foreign is not None and not self.env.read_only:
+            self.sync(reason="workspace")
+
     def close(self) -> None:
         """Close the store and the provider."""
         self.store.close()
@@ -96,6 +119,11 @@ class MemoryManager(EventHub):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def citations(self) -> str:
+        """`memory.citations` (on, off, auto)."""
+        return self.env.citations
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -137,6 +165,8 @@ class MemoryManager(EventHub):
                 self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
                 raise
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
+            self.store.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)
+            self.workspace_check = WorkspaceCheck(str(self.env.workspace_dir))
             self.last_sync = report
             self.dirty = False
             self.emit(IndexEvent("finished", reason=reason, report=report))
@@ -145,6 +175,7 @@ class MemoryManager(EventHub):
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
                      should_stop: Callable[[], bool] | None, session_files: list[Path] | None,
                      memory_paths: set[str] | None) -> SyncReport:
+        self.store.repair_external_writes()
         while True:
             indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir)
             existing = self.store.read_meta()
@@ -158,6 +189,8 @@ class MemoryManager(EventHub):
                                           memory_paths=memory_paths)
                     self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
                     self._prune_cache()
+                    report.repaired = REPAIRED if self.store.repairs > self._repairs_reported else None
+                    self._repairs_reported = self.store.repairs
                     return report
                 if self.store.chunk_count() == 0:
                     report = self._build_in_place(indexer, reason, progress, should_stop)
@@ -207,6 +240,7 @@ class MemoryManager(EventHub):
             swap_database(temp_path, target)
         finally:
             self.store = self._open_store()
+            self._repairs_reported = self.store.repairs
         return report
 
     def _temp_dims(self, store: Store) -> int | None:
@@ -295,6 +329,9 @@ class MemoryManager(EventHub):
                settings: MemorySearchSettings | None = None, now: datetime | None = None,
                query_vector: list[float] | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
+        self._answer_for_this_workspace()
+        if self.store.check_external_writes() and not self.env.read_only:
+            self.request_sync("index changed by another program")
         profile = profile or self.env.profile
         fast = self.fast.current(self.store, vectors=self.provider is not None) if profile == "memtui" else None
         searcher = Searcher(self.store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
@@ -320,10 +357,11 @@ class MemoryManager(EventHub):
         try:
             response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
         except ProviderError as exc:
-            return error_payload(str(exc), quota="quota" in str(exc).lower() or "429" in str(exc))
+            return error_payload(str(exc))
         self.record_recalls(query, response)
         return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
-                              model=self.model, citations_mode=self.env.citations, session_key=session_key,
+                              model=self.provider.model if self.provider else None,
+                              citations_mode=self.env.citations, session_key=session_key,
                               fallback=self.fallback, explain=explain, max_results=max_results)
 
     def record_recalls(self, query: str, response: SearchResponse) -> int:
@@ -364,8 +402,11 @@ class MemoryManager(EventHub):
             "workspaceDir": str(self.env.workspace_dir),
             "dbPath": str(self.env.store_path),
             "readOnly": self.env.read_only,
+            "indexIdentity": {**self.workspace_check.to_json(),
+                              "changedElsewhere": self.store.check_external_writes()},
             "provider": self.provider.id if self.provider else NO_PROVIDER,
             "model": self.model,
+            "modelPath": getattr(self.provider, "model_path", None),
             "requestedProvider": self.requested_provider,
             "providerSource": self.provider_source,
             "profile": self.env.profile,

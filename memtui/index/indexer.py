@@ -22,7 +22,7 @@ from memtui.index.workspace import (
     resolve_extra_path,
 )
 from memtui.issues import FileIssue
-from memtui.jscompat import js_stringify, sha256_hex
+from memtui.jscompat import js_sort_key, js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
@@ -58,6 +58,7 @@ class SyncReport:
     elapsed_ms: float = 0.0
     issues: list[FileIssue] = field(default_factory=list)
     full_reason: str | None = None
+    repaired: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON."""
@@ -65,6 +66,7 @@ class SyncReport:
             "reason": self.reason,
             "full": self.full,
             "fullReason": self.full_reason,
+            "repaired": self.repaired,
             "filesTotal": self.files_total,
             "filesChanged": self.files_changed,
             "filesDeleted": self.files_deleted,
@@ -86,18 +88,25 @@ def model_name(provider: EmbeddingProvider | None) -> str:
     return provider.model if provider is not None else FTS_ONLY_MODEL
 
 
-def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
-    """sha256 of `{extraPaths: sorted absolute paths, multimodal: {enabled, modalities, maxFileBytes}}`."""
-    extra = sorted({str(resolve_extra_path(workspace_dir, p).resolve()) for p in settings.extra_paths})
+def scope_json(workspace_dir: Path, settings: MemorySearchSettings) -> str:
+    """What OpenClaw hashes into `scopeHash`: `{extraPaths, multimodal: {enabled, modalities, maxFileBytes}}`,
+    the extra paths made absolute by plain `path.resolve` (no `~` expansion, symlinks kept), de-duplicated
+    and sorted, the modalities sorted (none when multimodal is off)."""
+    extra = {str(resolve_extra_path(workspace_dir, p)).replace("\\", "/") for p in settings.extra_paths}
     multimodal = settings.multimodal
-    return sha256_hex(js_stringify({
-        "extraPaths": extra,
+    return js_stringify({
+        "extraPaths": sorted(extra, key=js_sort_key),
         "multimodal": {
             "enabled": multimodal.enabled,
-            "modalities": sorted(multimodal.modalities),
+            "modalities": sorted(multimodal.modalities, key=js_sort_key),
             "maxFileBytes": multimodal.max_file_bytes,
         },
-    }))
+    })
+
+
+def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
+    """sha256 of `scope_json`: the meta's `scopeHash`."""
+    return sha256_hex(scope_json(workspace_dir, settings))
 
 
 def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,

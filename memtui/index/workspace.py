@@ -9,6 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from memtui.errors import PathError
+from memtui.jscompat import js_path_resolve
 
 ROOT_MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -63,9 +64,9 @@ def _walk_markdown(directory: Path) -> list[Path]:
 
 
 def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
-    """An `extraPaths` entry: absolute, `~`-relative or workspace-relative."""
-    expanded = Path(raw).expanduser()
-    return expanded if expanded.is_absolute() else workspace_dir / expanded
+    """An `extraPaths` entry as OpenClaw's `normalizeExtraMemoryPaths` reads it: absolute or relative to the
+    workspace, by plain `path.resolve` — a leading `~` is a folder named `~` in the workspace, not HOME."""
+    return js_path_resolve(workspace_dir, raw.strip())
 
 
 def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
@@ -130,6 +131,8 @@ def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str
     else:
         for raw in extra_paths:
             extra = Path(os.path.normpath(resolve_extra_path(workspace, raw)))
+            if extra.is_symlink():  # OpenClaw skips a symlinked extra path, for reading as for indexing
+                continue
             if target == extra or extra in target.parents:
                 roots.append(extra.parent if target == extra else extra)
                 break

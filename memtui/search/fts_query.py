@@ -5,8 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+import regex
+
 # `[\p{L}\p{N}_]+`: Python's \w is letters, numbers and underscore (Unicode-aware).
 _TOKEN = re.compile(r"\w+")
+_FTS_TOKEN = regex.compile(r"[\p{L}\p{N}_]+")
 _CJK_CHAR = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _ASCII_WORD = re.compile(r"^[A-Za-z]+$")
 
@@ -51,8 +54,8 @@ def _quote(token: str) -> str:
 
 
 def build_and_query(query: str) -> KeywordQuery:
-    """OpenClaw 2026.4 `buildFtsQuery`: every token quoted, joined with AND."""
-    tokens = query_tokens(query)
+    """OpenClaw 2026.4 `buildFtsQuery`: every `[\\p{L}\\p{N}_]+` token quoted, joined with AND."""
+    tokens = _FTS_TOKEN.findall(query)
     match = " AND ".join(_quote(t) for t in tokens) if tokens else None
     return KeywordQuery(match, tuple(tokens), (), "AND")
 

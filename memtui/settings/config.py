@@ -194,13 +194,18 @@ class CacheSettings:
     max_entries: int | None = None
 
 
+MULTIMODAL_MODALITIES = ("image", "audio")
+MULTIMODAL_MAX_FILE_BYTES = 10 * 1024 * 1024
+
+
 @dataclass(frozen=True)
 class MultimodalSettings:
-    """Multimodal indexing of extra paths (`multimodal`); memtui indexes text only."""
+    """Multimodal indexing of extra paths (`multimodal`), normalized as OpenClaw does: no modalities when
+    off, every modality for `all` or none given; memtui indexes text only."""
 
     enabled: bool = False
     modalities: tuple[str, ...] = ()
-    max_file_bytes: int = 10_000_000
+    max_file_bytes: int = MULTIMODAL_MAX_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -433,6 +438,20 @@ def memory_search_block(raw: dict[str, Any], agent_id: str) -> dict[str, Any]:
 
 
 
+def _multimodal(r: _Reader) -> MultimodalSettings:
+    """`normalizeMemoryMultimodalSettings`: modalities only when enabled; `all` or none listed means every one."""
+    enabled = r.bool("multimodal.enabled", False)
+    listed = r.str_list("multimodal.modalities") if get_path(r.block, "multimodal", "modalities") is not None else None
+    if not enabled:
+        modalities: tuple[str, ...] = ()
+    elif listed is None or "all" in listed:
+        modalities = MULTIMODAL_MODALITIES
+    else:
+        modalities = tuple(dict.fromkeys(m for m in listed if m in MULTIMODAL_MODALITIES))
+    max_bytes = max(1, math.floor(r.number("multimodal.maxFileBytes", MULTIMODAL_MAX_FILE_BYTES)))
+    return MultimodalSettings(enabled=enabled, modalities=modalities, max_file_bytes=max_bytes)
+
+
 def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<config>") -> MemorySearchSettings:
     """Resolve the agent's memorySearch settings with OpenClaw 2026.4 defaults and clamps (§13)."""
     r = _Reader(memory_search_block(raw, agent_id), "memorySearch", where)
@@ -474,12 +493,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     return MemorySearchSettings(
         enabled=r.bool("enabled", True),
         sources=tuple(sources),
-        extra_paths=tuple(r.str_list("extraPaths")),
-        multimodal=MultimodalSettings(
-            enabled=r.bool("multimodal.enabled", False),
-            modalities=tuple(sorted(r.str_list("multimodal.modalities"))),
-            max_file_bytes=int(r.number("multimodal.maxFileBytes", 10_000_000)),
-        ),
+        extra_paths=tuple(dict.fromkeys(p.strip() for p in r.str_list("extraPaths") if p.strip())),
+        multimodal=_multimodal(r),
         session_memory=session_memory,
         provider=(r.str("provider", "auto") or "auto").strip() or "auto",
         model=(r.str("model", "") or "").strip(),

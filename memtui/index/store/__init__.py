@@ -53,14 +53,22 @@ class Store(StoreReads, StoreWrites):
         self._fts_error: str | None = None
         self._dims: int | None = None
         self._kinds: tuple[set[str], set[str]] | None = None
+        self._stamp_pending = False
+        self._data_version: int | None = None
+        self._external: str | None = None
+        self._stemmed = False
+        self.repairs = 0
         if read_only:
             self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
+            self.check_external_writes()
         else:
             self._ensure_schema()
             if self.revision() is None:
                 with self.lock, self.conn:
                     self._bump_revision()
-        self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+                    self._stamp()
+            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+            self.repair_external_writes()
 
     def reader_args(self) -> dict[str, Any]:
         """Keyword arguments that open this index read-only in another process: `Store(**reader_args())`."""

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memtui.index.store.schema import (
+    FINGERPRINT_KEY,
     ISSUES_KEY,
     META_KEY,
     REVISION_KEY,
@@ -14,6 +15,7 @@ from memtui.index.store.schema import (
     ChunkRow,
     DriverError,
     StoreBase,
+    files_fingerprint,
     vector_blob,
 )
 
@@ -39,6 +41,15 @@ class StoreReads(StoreBase):
         return value if isinstance(value, dict) else None
 
 
+    def meta_value(self, key: str) -> str | None:
+        """One raw meta row (memtui's own keys), or None."""
+        with self.lock:
+            try:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            except DriverError:
+                return None
+        return row[0] if row else None
+
     def read_issues(self) -> list[dict[str, Any]]:
         """File issues recorded by the last sync (memtui's own meta row)."""
         with self.lock:
@@ -62,13 +73,37 @@ class StoreReads(StoreBase):
 
 
     def revision(self) -> str | None:
-        """The chunks revision token (changes with every write; None for an index never written by memtui)."""
+        """The chunks revision token (changes with every write, also another program's; None for an index
+        never written by memtui)."""
         with self.lock:
             try:
                 row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (REVISION_KEY,)).fetchone()
             except DriverError:
                 return None
-        return row[0] if row else None
+        if not row:
+            return None
+        return row[0] if self._external is None else f"{row[0]}+{self._external}"
+
+    def check_external_writes(self) -> bool:
+        """Whether another program (OpenClaw, on a shared index) changed `files`/`chunks` since memtui last
+        wrote: the fingerprint memtui stamped differs from the index's. Until a writer repairs it, the Porter
+        table is not used and the revision differs from the stamped one. Cheap when nothing was committed
+        since the last look (`PRAGMA data_version`)."""
+        with self.lock:
+            try:
+                version = self.conn.execute("PRAGMA data_version").fetchone()[0]
+                if version == self._data_version:
+                    return self._external is not None
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
+                stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+                current = files_fingerprint(self.conn) if row or stemmed else None
+            except DriverError:
+                return False
+            self._data_version = version
+            changed = current is not None and (row is None or row[0] != current)
+            self._external = current if changed else None
+            self._stemmed = stemmed and not changed
+            return changed
 
     def counts(self) -> dict[str, dict[str, int]]:
         """source → {files, chunks}."""
@@ -223,7 +258,8 @@ class StoreReads(StoreBase):
 
     @property
     def has_stemmed_index(self) -> bool:
-        """Whether the Porter-stemmed FTS table exists (absent in indexes written by OpenClaw)."""
+        """Whether the Porter-stemmed FTS table exists and is current (absent in indexes written by OpenClaw,
+        stale after OpenClaw wrote to a shared index until memtui repairs it)."""
         return self._stemmed
 
     def stemmed_search(self, match: str, limit: int, *, model: str | None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import threading
 from collections.abc import Sequence
@@ -24,6 +25,10 @@ ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
 REVISION_KEY = "memtui_chunks_revision_v1"
+# What memtui last saw of the index, stamped at every commit of its own writes: a digest of the `files` rows
+# (OpenClaw changes one with every chunk it writes) and the chunk count. A different digest on the next look
+# means another program (OpenClaw, on a shared index) wrote: the Porter table and the revision are stale.
+FINGERPRINT_KEY = "memtui_files_fingerprint_v1"
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -119,6 +124,15 @@ def connect(path: Path, *, read_only: bool = False, vector_enabled: bool = True,
 
 
 
+def files_fingerprint(conn: Connection) -> str:
+    """sha256 over every (path, source, hash) of `files`, in order, and the number of chunks."""
+    digest = hashlib.sha256()
+    for path, source, file_hash in conn.execute("SELECT path, source, hash FROM files ORDER BY path, source"):
+        digest.update(f"{path}\0{source}\0{file_hash}\n".encode("utf-8", "surrogatepass"))
+    digest.update(f"chunks {conn.execute('SELECT COUNT(*) FROM chunks').fetchone()[0]}".encode())
+    return digest.hexdigest()
+
+
 class StoreBase:
     """The connection, its lock and what the schema offers; the reads and writes build on it."""
 
@@ -132,6 +146,10 @@ class StoreBase:
     _fts_error: str | None
     _dims: int | None
     _stemmed: bool
+    _stamp_pending: bool
+    _data_version: int | None
+    _external: str | None
+    repairs: int
 
     def _ensure_schema(self) -> None:
         with self.lock, self.conn:
@@ -161,6 +179,15 @@ class StoreBase:
                 )
                 # An index written before this table existed (or by OpenClaw) already has chunks.
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
+                self._stamp_pending = True
+            self._stamp()
+
+    def _stamp(self) -> None:
+        """Inside a write transaction, before its commit: record the fingerprint of what memtui wrote."""
+        if self._stamp_pending:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                              (FINGERPRINT_KEY, files_fingerprint(self.conn)))
+            self._stamp_pending = False
 
     def _has_table(self, name: str) -> bool:
         row = self.conn.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (name,)).fetchone()
