@@ -80,6 +80,17 @@ def agent_env(root: Root, state: Path, variant: str = "default", **overrides: An
     return resolve_agent(**options)
 
 
+def rows(db: Path, sql: str) -> list[tuple]:
+    """All rows of `sql` on the index file `db` (memtui's SQLite driver: FTS5 and fts5vocab available)."""
+    from memtui.index.store import sqlite_driver
+
+    conn = sqlite_driver.connect(str(db))
+    try:
+        return [tuple(row) for row in conn.execute(sql).fetchall()]
+    finally:
+        conn.close()
+
+
 def _fts_insert(conn: Any, chunk: dict[str, Any]) -> None:
     conn.execute("INSERT INTO chunks_fts (text, id, path, source, model, start_line, end_line) "
                  "VALUES (?, ?, ?, ?, ?, ?, ?)", (chunk["text"], chunk["id"], chunk["path"], chunk["source"],

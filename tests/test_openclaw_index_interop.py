@@ -8,10 +8,17 @@ import re
 from pathlib import Path
 
 import pytest
-from openclaw_memory_data import Root, agent_env, apply_openclaw_update, build_openclaw_index, build_root, recording
+from openclaw_memory_data import (
+    Root,
+    agent_env,
+    apply_openclaw_update,
+    build_openclaw_index,
+    build_root,
+    recording,
+    rows,
+)
 
 from memtui.cli import main as cli_main
-from memtui.index.store import sqlite_driver
 from memtui.jscompat import js_stringify
 from memtui.manager import MemoryManager
 
@@ -31,20 +38,12 @@ def _openclaw_state(tmp_path: Path) -> tuple[Root, Path, Path]:
     return root, state, db
 
 
-def _rows(db: Path, sql: str) -> list[tuple]:
-    conn = sqlite_driver.connect(str(db))
-    try:
-        return [tuple(r) for r in conn.execute(sql).fetchall()]
-    finally:
-        conn.close()
-
-
 def _openclaw_tables(db: Path) -> dict[str, list[tuple]]:
     return {
-        "meta": _rows(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'memtui%' ORDER BY key"),
-        "files": _rows(db, "SELECT path, source, hash, size FROM files ORDER BY path"),
-        "chunks": _rows(db, "SELECT id, path, start_line, end_line, hash, text FROM chunks ORDER BY id"),
-        "fts": _rows(db, "SELECT id, text FROM chunks_fts ORDER BY id"),
+        "meta": rows(db, "SELECT key, value FROM meta WHERE key NOT LIKE 'memtui%' ORDER BY key"),
+        "files": rows(db, "SELECT path, source, hash, size FROM files ORDER BY path"),
+        "chunks": rows(db, "SELECT id, path, start_line, end_line, hash, text FROM chunks ORDER BY id"),
+        "fts": rows(db, "SELECT id, text FROM chunks_fts ORDER BY id"),
     }
 
 

@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from openclaw_memory_data import Root, agent_env, build_root, recording
+from openclaw_memory_data import Root, agent_env, build_root, recording, rows
 
 from memtui.index.indexer import scope_json
 from memtui.index.store import sqlite_driver
@@ -31,26 +31,18 @@ def _index(root: Root, state: Path, variant: str) -> Path:
     return env.store_path
 
 
-def _rows(db: Path, sql: str) -> list[tuple]:
-    conn = sqlite_driver.connect(str(db))
-    try:
-        return [tuple(row) for row in conn.execute(sql).fetchall()]
-    finally:
-        conn.close()
-
-
 def _files(db: Path) -> list[dict]:
     return [{"path": p, "source": s, "hash": h, "size": z}
-            for p, s, h, z in _rows(db, "SELECT path, source, hash, size FROM files ORDER BY path, source")]
+            for p, s, h, z in rows(db, "SELECT path, source, hash, size FROM files ORDER BY path, source")]
 
 
 def _chunks(db: Path, *, texts: bool) -> list[dict]:
-    rows = _rows(db, "SELECT id, path, source, start_line, end_line, hash, model, text, embedding, "
+    found = rows(db, "SELECT id, path, source, start_line, end_line, hash, model, text, embedding, "
                      "ROW_NUMBER() OVER (PARTITION BY path, source ORDER BY rowid) FROM chunks "
                      "ORDER BY path, start_line, end_line, id")
     return [{"id": i, "path": p, "source": s, "start_line": a, "end_line": b, "hash": h, "model": m,
              **({"text": t} if texts else {}), "embedding": e, "ordinal": n}
-            for i, p, s, a, b, h, m, t, e, n in rows]
+            for i, p, s, a, b, h, m, t, e, n in found]
 
 
 def _recorded_files(index: dict) -> list[dict]:
@@ -62,11 +54,11 @@ def _recorded_chunks(index: dict) -> list[dict]:
 
 
 def _fts(db: Path) -> list[dict]:
-    rows = _rows(db, "SELECT f.id, f.path, f.source, f.model, f.start_line, f.end_line, f.text = c.text "
+    found = rows(db, "SELECT f.id, f.path, f.source, f.model, f.start_line, f.end_line, f.text = c.text "
                      "FROM chunks_fts f JOIN chunks c ON c.id = f.id ORDER BY f.path, f.start_line, f.end_line, f.id")
-    assert all(row[6] for row in rows), "an FTS row does not hold its chunk's text"
+    assert all(row[6] for row in found), "an FTS row does not hold its chunk's text"
     return [{"id": i, "path": p, "source": s, "model": m, "start_line": a, "end_line": b}
-            for i, p, s, m, a, b, _ in rows]
+            for i, p, s, m, a, b, _ in found]
 
 
 def _vocab(db: Path) -> list[list]:
@@ -79,7 +71,7 @@ def _vocab(db: Path) -> list[list]:
 
 
 def _meta(db: Path) -> str:
-    return _rows(db, "SELECT value FROM meta WHERE key = 'memory_index_meta_v1'")[0][0]
+    return rows(db, "SELECT value FROM meta WHERE key = 'memory_index_meta_v1'")[0][0]
 
 
 def test_default_index_is_openclaws(root: Root, tmp_path: Path) -> None:
@@ -148,7 +140,7 @@ def test_repeated_chunks_are_written_and_removed_like_openclaws(root: Root, tmp_
     """50-token chunks of the 13,000-character line repeat (same lines, same text): one chunks row and an FTS
     row per occurrence, as OpenClaw writes them; re-indexing the file leaves no FTS row behind."""
     db = _index(root, tmp_path / "state", "chunking-small")
-    ids = [row[0] for row in _rows(db, "SELECT id FROM chunks_fts WHERE path = 'memory/huge-line.md'")]
+    ids = [row[0] for row in rows(db, "SELECT id FROM chunks_fts WHERE path = 'memory/huge-line.md'")]
     assert len(ids) > len(set(ids))
     env = agent_env(root, tmp_path / "state", "chunking-small")
     huge = root.workspace / "memory" / "huge-line.md"
@@ -163,5 +155,5 @@ def test_repeated_chunks_are_written_and_removed_like_openclaws(root: Root, tmp_
     finally:
         huge.write_bytes(original)
     assert _fts(db) == _fts(_index(root, tmp_path / "fresh", "chunking-small"))
-    assert sorted(ids) == sorted(row[0] for row in _rows(db, "SELECT id FROM chunks_fts "
+    assert sorted(ids) == sorted(row[0] for row in rows(db, "SELECT id FROM chunks_fts "
                                                               "WHERE path = 'memory/huge-line.md'"))
