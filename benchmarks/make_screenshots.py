@@ -20,16 +20,17 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 
 import cairosvg
-from textual.widgets import Input
 
 from memtui.demo import install_demo
 from memtui.embeddings.model_store import install_model
 from memtui.manager import MemoryManager
 from memtui.settings.agent import resolve_agent
 from memtui.tui.app import MemtuiApp
+from memtui.tui.tuning import KNOBS
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (120, 36)
+SIZES = {"main-80x24": (80, 24), "main-200x50": (200, 50)}
 TODAY = date(2026, 11, 30)
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
 QUERY = "why did the gateway return 502s"
@@ -67,11 +68,11 @@ async def tuning(app: MemtuiApp, pilot) -> None:
     await settle(app, pilot)
     app.results.focus()
     await pilot.press("t")
-    app.query_one("#tune-vector", Input).value = "0.2"
-    app.query_one("#tune-text", Input).value = "0.8"
     await settle(app, pilot)
-    app.results.focus()
-    await pilot.pause(0.2)
+    panel = app.tuning_panel
+    panel.highlighted = [knob.field for knob in KNOBS].index("vector_weight")
+    await pilot.press("enter", *"0.2", "enter")
+    await settle(app, pilot)
 
 
 async def why_not(app: MemtuiApp, pilot) -> None:
@@ -104,6 +105,7 @@ async def startup(app: MemtuiApp, pilot) -> None:
 
 async def editor(app: MemtuiApp, pilot) -> None:
     app.open_file("MEMORY.md", app.manager.env.workspace_dir / "MEMORY.md")
+    app.viewer.content_widget.focus()
     await pilot.press("e")
     await pilot.pause(0.3)
 
@@ -131,7 +133,8 @@ async def palette(app: MemtuiApp, pilot) -> None:
 
 
 SCREENS: dict[str, Callable[..., Awaitable[None]]] = {
-    "main": main_screen, "file": file_view, "tuning": tuning, "why-not": why_not, "sessions": sessions,
+    "main": main_screen, "main-80x24": main_screen, "main-200x50": main_screen, "file": file_view,
+    "tuning": tuning, "why-not": why_not, "sessions": sessions,
     "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "dreams": dreams,
     "status": status, "palette": palette,
 }
@@ -141,14 +144,14 @@ async def render(name: str, manager: MemoryManager, out: Path) -> None:
     """Drive a fresh app on the indexed demo into one screen and save it."""
     app = MemtuiApp(manager, now=NOW, system_clipboard=False, debounce=0.05, initial_query=QUERY,
                     auto_index=False)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=SIZES.get(name, SIZE)) as pilot:
         await settle(app, pilot)
         await SCREENS[name](app, pilot)
         app.clear_notifications()
         await pilot.pause(0.1)
         svg = app.export_screenshot(title=f"memtui · {name}")
     (out / f"{name}.svg").write_text(svg, encoding="utf-8")
-    svg_to_png(svg, out / f"{name}.png")
+    svg_to_png(svg, out / f"{name}.png", width=round(1600 * SIZES.get(name, SIZE)[0] / SIZE[0]))
     print(f"wrote {out / name}.svg/.png")
 
 

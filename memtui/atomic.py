@@ -1,17 +1,47 @@
-"""Atomic file writes (temp file + rename) that refuse to clobber a file changed on disk."""
+"""Confined file access: no-follow opens beneath a root, atomic writes (temp file + rename) that refuse to
+clobber a file changed on disk, and appends that never lose another writer's lines.
+
+Every component below the root is opened with `O_NOFOLLOW` relative to its parent's descriptor, so a
+symlink swapped in anywhere on the way (file or folder, before or during the call) is refused instead
+of followed, and what is read or written is the file that was checked. FIFOs and devices are refused
+without blocking. Messages name the path below the root only, never the absolute location.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import errno
+import fcntl
 import hashlib
 import os
-import tempfile
+import re
+import secrets
+import stat
+import time
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
+from typing import BinaryIO
 
 from memtui.errors import PathError
+
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_LEAF_FLAGS = os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+# `.name.<token>.tmp`: this module's temp files (12 hex digits), and `tempfile.mkstemp`'s from before.
+_TEMP_NAME = re.compile(r"^\..+\.(?:[0-9a-f]{12}|[A-Za-z0-9_]{8})\.tmp$")
+# A temp file younger than this may belong to a writer that has created it but not locked it yet.
+STALE_TEMP_S = 1.0
 
 
 class ConflictError(PathError):
     """The file changed on disk since it was read; the write was refused."""
+
+
+class EscapeError(PathError):
+    """The path runs through a symlink, or ends at something that is not a regular file; nothing was opened."""
+
+
+class OutsideError(EscapeError):
+    """The path lies outside the folder it belongs to; nothing was opened."""
 
 
 def file_digest(path: Path) -> str | None:
@@ -22,31 +52,222 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
-def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | None = False) -> str:
-    """Write `text` (UTF-8) to `path` via a temp file in the same folder and `os.replace`.
-
-    When `expected_digest` is given (a digest, or None for "must not exist yet"), the write is
-    refused with `ConflictError` if the file's current bytes differ. Symlinks are refused.
-    Returns the digest of the written bytes.
-    """
-    if path.is_symlink():
-        raise PathError(f"{path} is a symlink; refusing to write through it")
-    if expected_digest is not False:
-        current = file_digest(path)
-        if current != expected_digest:
-            raise ConflictError(f"{path} changed on disk since it was opened; reload or save elsewhere")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    data = text.encode("utf-8")
-    mode = path.stat().st_mode & 0o777 if path.exists() else 0o644
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+def parts_below(root: Path, path: Path) -> tuple[str, ...]:
+    """The components of `path` below `root` (lexically, nothing resolved); PathError when it is not below."""
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        Path(tmp_name).unlink(missing_ok=True)
-        raise
+        parts = Path(os.path.normpath(path)).relative_to(os.path.normpath(root)).parts
+    except ValueError:
+        raise OutsideError(f"{path.name} is outside the folder it belongs to; refusing to touch it") from None
+    if not parts or any(part in (".", "..") for part in parts):
+        raise OutsideError(f"{path.name} is outside the folder it belongs to; refusing to touch it")
+    return parts
+
+
+@contextlib.contextmanager
+def _folder(root: Path, parts: Sequence[str], *, make: bool) -> Iterator[int]:
+    """A descriptor of `root/parts…`, each component opened without following symlinks (created with `make`)."""
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    try:
+        for index, name in enumerate(parts):
+            try:
+                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+            except FileNotFoundError:
+                if not make:
+                    raise
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(name, 0o755, dir_fd=fd)
+                child = _open_dir(name, fd, parts[: index + 1])
+            except OSError as exc:
+                raise _escape(exc, parts[: index + 1], fd) from None
+            os.close(fd)
+            fd = child
+        yield fd
+    finally:
+        os.close(fd)
+
+
+def _open_dir(name: str, parent: int, shown: Sequence[str]) -> int:
+    try:
+        return os.open(name, _DIR_FLAGS, dir_fd=parent)
+    except OSError as exc:
+        raise _escape(exc, shown, parent) from None
+
+
+def _escape(exc: OSError, shown: Sequence[str], parent: int) -> OSError | EscapeError:
+    """A refused symlink (ELOOP from `O_NOFOLLOW`, or ENOTDIR for a link where a folder was expected) becomes
+    an EscapeError; other errors keep their errno, with the relative path as their file name."""
+    where = "/".join(shown)
+    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        with contextlib.suppress(OSError):
+            if stat.S_ISLNK(os.stat(shown[-1], dir_fd=parent, follow_symlinks=False).st_mode):
+                return EscapeError(f"{where} is a symlink; refusing to follow it")
+    return type(exc)(exc.errno, exc.strerror, where)
+
+
+def _check_regular(fd: int, shown: Sequence[str]) -> os.stat_result:
+    info = os.fstat(fd)
+    if stat.S_ISDIR(info.st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), "/".join(shown))
+    if not stat.S_ISREG(info.st_mode):
+        os.close(fd)
+        raise EscapeError(f"{'/'.join(shown)} is not a regular file (a FIFO, socket or device); refusing to open it")
+    fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
+    return info
+
+
+def open_beneath(root: Path, parts: Sequence[str], flags: int = os.O_RDONLY, *, mode: int = 0o644,
+                 make_dirs: bool = False) -> int:
+    """A descriptor of the regular file `root/parts…` opened with `flags`, no symlink followed below `root`.
+
+    Raises EscapeError (symlink, FIFO, device), IsADirectoryError, FileNotFoundError or another OSError whose
+    filename is the relative path."""
+    with _folder(root, parts[:-1], make=make_dirs) as folder:
+        try:
+            fd = os.open(parts[-1], flags | _LEAF_FLAGS, mode, dir_fd=folder)
+        except OSError as exc:
+            raise _escape(exc, parts, folder) from None
+    _check_regular(fd, parts)
+    return fd
+
+
+def open_for_read(root: Path, parts: Sequence[str]) -> BinaryIO:
+    """`root/parts…` opened for reading as a binary file object (see `open_beneath`)."""
+    return os.fdopen(open_beneath(root, parts), "rb")
+
+
+def open_linked_for_read(root: Path, path: Path) -> BinaryIO:
+    """`path` opened for reading where symlinks may point within `root` (as OpenClaw reads MEMORY.md and notes):
+    its links are resolved, the target must lie below `root`, and it is then opened component by component
+    without following links, so a link swapped in after the check is refused, not followed (EscapeError)."""
+    real_root = Path(os.path.realpath(root))
+    try:
+        real = Path(os.path.realpath(path))
+    except OSError as exc:  # a link replaced while it was being resolved (readlink on a file: EINVAL)
+        if isinstance(exc, FileNotFoundError):
+            raise
+        raise EscapeError(f"{path.name} changed while it was being opened; refusing to read it") from None
+    return open_for_read(real_root, parts_below(real_root, real))
+
+
+def _digest_of(folder: int, name: str) -> str | None:
+    try:
+        fd = os.open(name, os.O_RDONLY | _LEAF_FLAGS, dir_fd=folder)
+    except FileNotFoundError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        return hashlib.sha256(handle.read()).hexdigest()
+
+
+def remove_stale_temps(folder: int) -> int:
+    """Delete temp files of killed writes in a folder (unlocked and older than `STALE_TEMP_S`); returns how many."""
+    removed = 0
+    with os.scandir(folder) as entries:
+        names = [e.name for e in entries if _TEMP_NAME.match(e.name) and e.is_file(follow_symlinks=False)]
+    for name in names:
+        try:
+            fd = os.open(name, os.O_RDONLY | _LEAF_FLAGS, dir_fd=folder)
+        except OSError:
+            continue
+        try:
+            if time.time() - os.fstat(fd).st_mtime < STALE_TEMP_S:
+                continue
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            os.unlink(name, dir_fd=folder)
+            removed += 1
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
+
+
+def sweep_stale_temps(directory: Path) -> int:
+    """`remove_stale_temps` in `directory` and every folder below it (symlinks not followed)."""
+    removed = 0
+    pending = [directory]
+    while pending:
+        current = pending.pop()
+        try:
+            fd = os.open(current, _DIR_FLAGS)
+        except OSError:
+            continue
+        try:
+            removed += remove_stale_temps(fd)
+            with os.scandir(fd) as entries:
+                pending.extend(current / e.name for e in entries if e.is_dir(follow_symlinks=False))
+        except OSError:
+            continue
+        finally:
+            os.close(fd)
+    return removed
+
+
+def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | None = False,
+                      root: Path | None = None) -> str:
+    """Write `text` (UTF-8) to `path` via a temp file in the same folder and a rename.
+
+    No symlink below `root` (default: the file's folder) is followed, folders are created without
+    following any, and a symlink or non-regular file at `path` is refused. When `expected_digest` is
+    given (a digest, or None for "must not exist yet"), the write is refused with `ConflictError` if the
+    file's current bytes differ. Returns the digest of the written bytes.
+    """
+    parts = parts_below(root if root is not None else path.parent, path)
+    data = text.encode("utf-8")
+    with _folder(root if root is not None else path.parent, parts[:-1], make=True) as folder:
+        name = parts[-1]
+        try:
+            current = os.stat(name, dir_fd=folder, follow_symlinks=False)
+        except FileNotFoundError:
+            current = None
+        if current is not None and stat.S_ISLNK(current.st_mode):
+            raise EscapeError(f"{'/'.join(parts)} is a symlink; refusing to write through it")
+        if current is not None and not stat.S_ISREG(current.st_mode):
+            raise EscapeError(f"{'/'.join(parts)} is not a regular file; refusing to replace it")
+        if expected_digest is not False and _digest_of(folder, name) != expected_digest:
+            raise ConflictError(f"{'/'.join(parts)} changed on disk since it was opened; reload or save elsewhere")
+        remove_stale_temps(folder)
+        temp = f".{name}.{secrets.token_hex(6)}.tmp"
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            _write_all(fd, data)
+            os.fchmod(fd, current.st_mode & 0o777 if current is not None else 0o644)
+            os.fsync(fd)
+            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(temp, dir_fd=folder)
+            raise
+        finally:
+            os.close(fd)
     return hashlib.sha256(data).hexdigest()
+
+
+def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path) -> str | None:
+    """Append to `path` (created when missing) what `addition(current text)` returns, in one `O_APPEND` write.
+
+    Other writers' appends are never overwritten (there is no rewrite), memtui writers are serialised by
+    a lock on the file, and nothing below `root` is followed. Returns the appended text (None: nothing)."""
+    parts = parts_below(root, path)
+    fd = open_beneath(root, parts, os.O_RDWR | os.O_APPEND | os.O_CREAT, make_dirs=True)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        chunks = []
+        offset = 0
+        while block := os.pread(fd, 1 << 20, offset):
+            chunks.append(block)
+            offset += len(block)
+        text = addition(b"".join(chunks).decode("utf-8", errors="replace"))
+        if text:
+            _write_all(fd, text.encode("utf-8"))
+            os.fsync(fd)
+        return text or None
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]

@@ -28,7 +28,12 @@ class StoreError(MemtuiError):
 
 
 class ProviderError(MemtuiError):
-    """An embedding provider could not be created or failed to embed."""
+    """An embedding provider could not be created or failed to embed (`retry_after`: seconds the provider
+    asked to wait before trying again, from a `Retry-After` header)."""
+
+    def __init__(self, message: str, hint: str | None = None, *, retry_after: float | None = None) -> None:
+        super().__init__(message, hint)
+        self.retry_after = retry_after
 
 
 class ReadOnlyError(StoreError):
@@ -37,3 +42,11 @@ class ReadOnlyError(StoreError):
 
 class ToolInputError(MemtuiError):
     """A tool call lacks a required argument or has one of the wrong type (OpenClaw's `ToolInputError`)."""
+
+
+def unexpected_message(exc: BaseException) -> str:
+    """One line for an exception no memtui code anticipated; an SQLite error also says how to recover."""
+    if type(exc).__module__.startswith(("sqlean", "sqlite3")):
+        return (f"the index cannot be read ({exc}) (run `memtui index --force`: a damaged index is moved aside "
+                "and rebuilt)")
+    return f"{type(exc).__name__}: {exc}"

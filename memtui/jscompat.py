@@ -1,5 +1,5 @@
 """JavaScript-exact behaviour OpenClaw's output depends on: JSON.stringify, number formatting, hashing, trim(),
-string order, `path.resolve`."""
+string order, `path.resolve`; and JSON parsing that refuses nesting too deep to walk safely."""
 
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ import math
 import os
 import re
 import unicodedata
-from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import Any
 
@@ -24,11 +23,10 @@ def js_number(value: float) -> str:
         return "null"
     if value == 0:
         return "0"
-    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
-    digits = "".join(map(str, digit_tuple))
+    digits, exponent = _shortest_digits(value)
     k = len(digits)
-    n = k + int(exponent)
-    prefix = "-" if sign else ""
+    n = k + exponent
+    prefix = "-" if value < 0 else ""
     if k <= n <= 21:
         return prefix + digits + "0" * (n - k)
     if 0 < n <= 21:
@@ -39,6 +37,16 @@ def js_number(value: float) -> str:
     mark = "+" if power > 0 else "-"
     mantissa = digits if k == 1 else f"{digits[0]}.{digits[1:]}"
     return f"{prefix}{mantissa}e{mark}{abs(power)}"
+
+
+def _shortest_digits(value: float) -> tuple[str, int]:
+    """The shortest digits that round-trip `abs(value)` (Python's `repr`, the same as JavaScript's), without
+    leading or trailing zeros, and the power of ten of the last one."""
+    mantissa, _, power = repr(abs(value)).partition("e")
+    whole, _, fraction = mantissa.partition(".")
+    digits = (whole + fraction).lstrip("0")
+    significant = digits.rstrip("0")
+    return significant, int(power or 0) - len(fraction) + len(digits) - len(significant)
 
 
 def js_stringify(value: Any, indent: int | None = None, *, drop_none: bool = True, _level: int = 0) -> str:
@@ -126,6 +134,8 @@ def js_to_fixed(value: float, digits: int) -> str:
         return "NaN" if math.isnan(value) else ("Infinity" if value > 0 else "-Infinity")
     if abs(value) >= 1e21:
         return js_number(value)
+    from decimal import ROUND_HALF_UP, Decimal  # ~0.6 ms: only where toFixed is needed
+
     fixed = Decimal(0.0 if value == 0 else value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
     return f"{fixed:f}"
 
@@ -163,3 +173,42 @@ def js_path_resolve(base: str | Path, value: str) -> Path:
 def js_sort_key(text: str) -> bytes:
     """The order of JavaScript's default `Array.prototype.sort` on strings: by UTF-16 code units."""
     return text.encode("utf-16-be", "surrogatepass")
+
+
+MAX_JSON_DEPTH = 200
+
+
+def parse_json(text: str | bytes) -> Any:
+    """`json.loads`, but JSON nested deeper than `MAX_JSON_DEPTH` (which would exhaust the recursion limit
+    here or in whatever walks the value) raises `json.JSONDecodeError` like any other malformed JSON."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        value = _TOO_DEEP
+    if value is _TOO_DEEP or (_brackets(text) > MAX_JSON_DEPTH and too_deep(value)):
+        document = text.decode("utf-8", errors="replace") if isinstance(text, bytes) else text
+        raise json.JSONDecodeError(f"nested more than {MAX_JSON_DEPTH} levels deep", document, 0) from None
+    return value
+
+
+def too_deep(value: Any, limit: int = MAX_JSON_DEPTH) -> bool:
+    """Whether lists and dicts in `value` nest more than `limit` levels (checked without recursion)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, dict | list):
+            if depth > limit:
+                return True
+            children = item.values() if isinstance(item, dict) else item
+            pending.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
+    return False
+
+
+def _brackets(text: str | bytes) -> int:
+    """Opening brackets in `text`: fewer than the depth limit cannot nest that deep (a cheap first test)."""
+    if isinstance(text, bytes):
+        return text.count(b"[") + text.count(b"{")
+    return text.count("[") + text.count("{")
+
+
+_TOO_DEEP = object()

@@ -5,13 +5,16 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError, ToolInputError
-from memtui.index.workspace import is_allowed_memory_path, rel_path
 from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.settings.context import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+
+if TYPE_CHECKING:
+    from memtui.index.workspace import MemoryLocation
 
 DEFAULT_TOOL_RESULTS = 10
 
@@ -111,19 +114,21 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`.
     An empty path is a tool input error (ToolInputError), as in OpenClaw; absolute paths are refused."""
+    from memtui.index.workspace import memory_location, rel_path  # not loaded by a search-only process
+
     if not isinstance(path, str) or not js_trim(path):
         raise ToolInputError("path required")
     path = js_trim(path)
     try:
-        target = is_allowed_memory_path(workspace_dir, path, extra_paths)
+        location = memory_location(workspace_dir, path, extra_paths)
     except PathError as exc:
         return {"path": path, "text": "", "disabled": True, "error": exc.message}
-    relative = rel_path(workspace_dir, target)
+    relative = rel_path(workspace_dir, location.target)
     try:
-        data = target.read_bytes()
+        data = _read_confined(location)
     except FileNotFoundError:
         return {"text": "", "path": relative}
-    except IsADirectoryError:
+    except (EscapeError, IsADirectoryError):
         return {"path": path, "text": "", "disabled": True, "error": "path required"}
     except OSError as exc:
         return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
@@ -174,3 +179,9 @@ def read_window(content: str, relative: str, *, from_line: int | None, lines: in
     if next_from is not None:
         result["nextFrom"] = next_from
     return result
+
+
+def _read_confined(location: MemoryLocation) -> bytes:
+    """The file's bytes, opened once with no symlink followed below its root and no FIFO or device read."""
+    with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+        return handle.read()

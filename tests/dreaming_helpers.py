@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from pathlib import Path
 
-from memtui.dreaming.signals import record_search_hits
+from memtui.dreaming.recalls import record_search_hits
 
 DAILY_NOTE = """# 2026-04-27
 

@@ -22,6 +22,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 DEFAULT_DIMS = 16
+_UNCHANGED = object()
 
 
 def vector_for(text: str, dims: int = DEFAULT_DIMS) -> list[float]:
@@ -54,6 +55,8 @@ class _Injection:
     status: int | None = None
     message: str = ""
     delay: float = 0.0
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass
@@ -66,6 +69,9 @@ class EmbeddingServer:
     requests: list[Recorded] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.dims = DEFAULT_DIMS
+        self._resize: tuple[int, int] = (0, DEFAULT_DIMS)
+        self._corrupt: tuple[int, Any] = (0, _UNCHANGED)
         self._lock = threading.Lock()
         self._injections: list[_Injection] = []
         self._files: dict[str, bytes] = {}
@@ -97,10 +103,46 @@ class EmbeddingServer:
         assert self._httpd is not None
         return f"http://127.0.0.1:{self._httpd.server_address[1]}"
 
-    def fail(self, pattern: str, status: int, times: int = 1, message: str = "") -> None:
-        """The next `times` requests whose path contains `pattern` get `status`."""
+    def fail(self, pattern: str, status: int, times: int = 1, message: str = "",
+             headers: dict[str, str] | None = None) -> None:
+        """The next `times` requests whose path contains `pattern` get `status` (with extra `headers`)."""
         with self._lock:
-            self._injections.append(_Injection(pattern, times, status=status, message=message))
+            self._injections.append(_Injection(pattern, times, status=status, message=message,
+                                               headers=dict(headers or {})))
+
+    def respond(self, pattern: str, body: Any, times: int = 1, status: int = 200) -> None:
+        """The next `times` requests whose path contains `pattern` get `body` (bytes as they are, anything
+        else as JSON, NaN included) with `status`: malformed answers from a broken or hostile provider."""
+        with self._lock:
+            self._injections.append(_Injection(pattern, times, status=status, body=body))
+
+    def heal(self) -> None:
+        """Drop every pending injected failure, delay and malformed answer."""
+        with self._lock:
+            self._injections.clear()
+            self._corrupt = (0, _UNCHANGED)
+
+    def resize(self, dims: int, after: int = 0) -> None:
+        """After `after` more embedding requests, every vector has `dims` dimensions (a provider whose model
+        changed underneath)."""
+        with self._lock:
+            self._resize = (after, dims)
+
+    def corrupt(self, value: Any, times: int = 1) -> None:
+        """The next `times` embedding responses carry `value` (NaN, a string…) as every vector's first number."""
+        with self._lock:
+            self._corrupt = (times, value)
+
+    def _vector_shape(self) -> tuple[int, Any]:
+        """The dimensions of this response's vectors, and the value to corrupt them with (or `_UNCHANGED`)."""
+        with self._lock:
+            after, dims = self._resize
+            if after <= 0:
+                self.dims = dims
+            self._resize = (after - 1, dims)
+            times, value = self._corrupt
+            self._corrupt = (times - 1, value)
+            return self.dims, value if times > 0 else _UNCHANGED
 
     def slow(self, pattern: str, seconds: float, times: int = 1) -> None:
         """The next `times` requests whose path contains `pattern` wait `seconds` first."""
@@ -139,7 +181,10 @@ class EmbeddingServer:
             time.sleep(delay)
         if failure is not None:
             assert failure.status is not None
-            return failure.status, {"error": {"message": failure.message or f"injected {failure.status}"}}
+            if failure.body is not None:
+                return failure.status, failure.body
+            return failure.status, ({"error": {"message": failure.message or f"injected {failure.status}"}},
+                                    failure.headers)
         presented = headers.get("x-goog-api-key") or headers.get("authorization", "").removeprefix("Bearer ")
         if self.api_key is not None and presented != self.api_key:
             return 401, {"error": {"message": f"Incorrect API key provided: {presented}"}}
@@ -163,9 +208,12 @@ class EmbeddingServer:
 
     def _openai_embeddings(self, body: dict[str, Any]) -> tuple[int, Any]:
         texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+        dims, corrupt = self._vector_shape()
         data = []
         for i, text in enumerate(texts):
-            vector = vector_for(text)
+            vector: list[Any] = vector_for(text, dims)
+            if corrupt is not _UNCHANGED:
+                vector[0] = corrupt
             if body.get("encoding_format") == "base64":
                 encoded: Any = base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
             else:
@@ -276,6 +324,9 @@ class _Handler(BaseHTTPRequestHandler):
         body = self.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in self.headers.items()}
         status, payload = self.owner.handle(self.command, self.path.split("?")[0], headers, body)
+        extra: dict[str, str] = {}
+        if isinstance(payload, tuple):
+            payload, extra = payload
         data = payload if isinstance(payload, bytes) else json.dumps(payload).encode()
         try:
             self.send_response(status)
@@ -283,6 +334,8 @@ class _Handler(BaseHTTPRequestHandler):
                 "Content-Type",
                 "application/octet-stream" if isinstance(payload, bytes) else "application/json",
             )
+            for name, value in extra.items():
+                self.send_header(name, value)
             self.send_header("Content-Length", str(len(data)))
             self.end_headers()
             self.wfile.write(data)

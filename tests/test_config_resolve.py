@@ -194,11 +194,27 @@ def test_candidate_multiplier_clamped_1_to_20(value: float, expected: float) -> 
         == expected
 
 
-@pytest.mark.parametrize(("tokens", "overlap", "expected"), [(100, 500, (100, 99)), (100, -5, (100, 0)),
-                                                             (0, 10, (1, 0)), (50, 10, (50, 10))])
-def test_chunking_overlap_below_tokens(tokens: int, overlap: int, expected: tuple[int, int]) -> None:
-    c = _settings(_ms({"chunking": {"tokens": tokens, "overlap": overlap}})).chunking
+@pytest.mark.parametrize(("chunking", "expected"), [({"tokens": 50, "overlap": 10}, (50, 10)),
+                                                    ({"tokens": 50}, (50, 49)), ({"overlap": 0}, (400, 0)),
+                                                    ({"tokens": 1}, (1, 0))])
+def test_chunking_overlap_below_tokens(chunking: dict[str, int], expected: tuple[int, int]) -> None:
+    c = _settings(_ms({"chunking": chunking})).chunking
     assert (c.tokens, c.overlap) == expected
+
+
+@pytest.mark.parametrize(("chunking", "message"), [
+    ({"tokens": 0}, "chunking.tokens must be a whole number of at least 1, got 0"),
+    ({"tokens": -400}, "chunking.tokens must be a whole number of at least 1, got -400"),
+    ({"tokens": 12.5}, "chunking.tokens must be a whole number of at least 1, got 12.5"),
+    ({"tokens": 100, "overlap": 100}, "chunking.overlap must be a whole number from 0 to 99 (below chunking.tokens), "
+                                      "got 100"),
+    ({"tokens": 100, "overlap": 500}, "chunking.overlap must be a whole number from 0 to 99"),
+    ({"overlap": -5}, "chunking.overlap must be a whole number from 0 to 399"),
+])
+def test_nonsense_chunking_is_refused_with_the_allowed_range(chunking: dict[str, float], message: str) -> None:
+    with pytest.raises(ConfigError) as caught:
+        _settings(_ms({"chunking": chunking}))
+    assert message in str(caught.value) and "\n" not in str(caught.value)
 
 
 @pytest.mark.parametrize(("value", "expected"), [(7.9, 7), (0.5, 1), (0, 1), (45, 45)])

@@ -11,7 +11,7 @@ from dreaming_helpers import make_workspace, recall_backups
 
 from memtui.dreaming.promotion import apply_promotions, list_candidates, promotion_section
 from memtui.dreaming.ranking import Candidate
-from memtui.dreaming.signals import record_search_hits
+from memtui.dreaming.recalls import record_search_hits
 
 APPLY_AT = datetime(2026, 4, 29, 10, 0, tzinfo=UTC)
 

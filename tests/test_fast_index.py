@@ -13,9 +13,11 @@ import pytest
 from hashed_provider import HashedProvider
 
 from memtui.manager import MemoryManager
-from memtui.search.accelerator import FastSearch, PorterTokenizer, StaleRead, build_index, build_index_isolated
-from memtui.search.engine import Searcher
+from memtui.search.accelerator import StaleRead, build_index, build_index_isolated
+from memtui.search.engine import Searcher, SearchOptions
+from memtui.search.fast_search import FastSearch
 from memtui.search.fts_query import build_or_query
+from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv
 
 NOTES = {
@@ -192,12 +194,10 @@ def test_fts5_answers_until_the_background_build_is_ready(notes_env: Callable[..
         assert _paths(manager, "grafana billing") == expected
         (env.workspace_dir / "memory" / "2026-10-09.md").write_text("Grafana billing panel.\n", encoding="utf-8")
         manager.sync()
-        # Stale now: not handed out; FTS5 answers (with the new note) while the rebuild runs.
-        assert manager.fast.current(manager.store, vectors=False) is None
-        assert "memory/2026-10-09.md" in _paths(manager, "grafana billing panel")
-        manager.fast.wait(60)
-        rebuilt = manager.fast.current(manager.store, vectors=False)
-        assert rebuilt is not None and rebuilt is not index
+        # The write is applied to the index from the store's change journal: no rebuild, never stale.
+        updated = manager.fast.current(manager.store, vectors=False)
+        assert updated is not None and updated is not index and manager.fast.updates == 1
+        assert updated.revision == manager.store.revision() and updated.delta_size == 1
         assert "memory/2026-10-09.md" in _paths(manager, "grafana billing panel")
 
 
@@ -281,3 +281,69 @@ def test_openclaw_profile_does_not_use_the_accelerator(notes_env: Callable[..., 
     with MemoryManager(notes_env(profile="memtui")) as manager:
         manager.sync()
         assert _paths(manager, "run assemblies")[0] == "memory/2026-10-01.md"
+
+
+def _fts5_and_accelerated(manager: MemoryManager, query: str, vector: list[float] | None) -> tuple[list, list]:
+    fts = Searcher(manager.store, manager.provider, manager.settings, "memtui", manager.file_mtimes)
+    fast = manager.fast.current(manager.store, vectors=manager.provider is not None)
+    assert fast is not None
+    accelerated = Searcher(manager.store, manager.provider, manager.settings, "memtui", manager.file_mtimes,
+                           fast=fast)
+    options = SearchOptions(max_results=20, min_score=0.0)  # every candidate: no tie at the cut
+    return ([(c.id, round(c.score, 9)) for c in fts.search(query, options, query_vector=vector).results],
+            [(c.id, round(c.score, 9)) for c in accelerated.search(query, options, query_vector=vector).results])
+
+
+def _by_score(results: list[tuple[str, float]]) -> list[tuple[float, str]]:
+    return sorted((-round(score, 5), chunk_id) for chunk_id, score in results)
+
+
+@pytest.mark.parametrize("hybrid", [False, True])
+def test_writes_are_applied_in_place_and_rank_as_fts5_does(notes_env: Callable[..., AgentEnv], hybrid: bool) -> None:
+    """Edits, deletions and new notes (including a rowid freed and reused) reach the accelerator through the
+    change journal; its ranking stays the stemmed FTS5 table's (and sqlite-vec's) after every step."""
+    env = notes_env()
+    memory = env.workspace_dir / "memory"
+    steps = [
+        lambda: (memory / "2026-10-04.md").write_text("Redis cache warmed; eviction of running jobs.\n", "utf-8"),
+        lambda: (memory / "2026-10-01.md").unlink(),
+        lambda: (memory / "2026-10-20.md").write_text("Assembly runners and pathology caches.\n", "utf-8"),
+        lambda: (memory / "2026-10-20.md").write_text("Assembly runners, now with Kafka dashboards.\n", "utf-8"),
+        lambda: [(memory / f"2026-11-{day:02d}.md").write_text(f"Billing note {day} for grafana.\n", "utf-8")
+                 for day in range(1, 6)],
+    ]
+    provider = HashedProvider() if hybrid else None
+    with MemoryManager(env, provider=provider) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        assert manager.fast.current(manager.store, vectors=hybrid) is not None
+        for number, step in enumerate(steps, start=1):
+            step()
+            manager.sync()
+            for query in [*QUERIES, "kafka dashboards", "billing grafana note"]:
+                vector = provider.embed_query(query) if provider else None
+                expected, got = _fts5_and_accelerated(manager, query, vector)
+                # equal cosines (two notes with the same text) may come in either order from sqlite-vec
+                assert _by_score(got) == _by_score(expected), (number, query)
+            assert manager.fast.updates == number
+
+
+def test_a_large_delta_is_compacted_by_a_background_rebuild(notes_env: Callable[..., AgentEnv],
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    import memtui.search.fast_search as fast_search
+
+    monkeypatch.setattr(fast_search, "REBUILD_DELTA_MIN", 2)
+    env = notes_env()
+    with MemoryManager(env) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000, quiet_s=0.0)
+        manager.sync()
+        assert manager.fast.current(manager.store, vectors=False) is not None
+        for day in range(1, 5):
+            (env.workspace_dir / "memory" / f"2026-12-0{day}.md").write_text(f"Kafka note {day}.\n", "utf-8")
+        manager.sync()
+        grown = manager.fast.current(manager.store, vectors=False)
+        assert grown is not None and grown.delta_size == 4
+        manager.fast.wait(60)
+        compacted = manager.fast.current(manager.store, vectors=False)
+        assert compacted is not None and compacted.delta_size == 0 and compacted is not grown
+        assert {f"memory/2026-12-0{day}.md" for day in range(1, 5)} <= set(_paths(manager, "kafka note"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -32,3 +33,33 @@ def test_cli_start_up_imports_neither_textual_nor_mcp() -> None:
             f"print(sorted(m for m in sys.modules if m.split('.')[0] in {heavy!r}))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "[]"
+
+
+def test_keyword_only_search_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
+    """A one-shot `memtui search` with no embedding provider runs FTS5 only: neither the watcher, the UI, numpy,
+    PyStemmer nor sqlite-vec (the accelerator and vector search are for long-lived processes and models). Nor,
+    with no config file and notes in ASCII (and a few plain separators), the JSON5 parser, zoneinfo, decimal,
+    `regex` or ICU: the recall it records gets its concept tags from the stdlib path. Nor the indexer, the
+    workspace listing, the context, model-catalog and ingestion modules, which a search of a clean index never
+    runs."""
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory" / "2026-01-02.md").write_text(
+        "# Notes\n\n- The deploy key rotates on Fridays \u2014 ask Bob\u2019s team (ops.rotation-policy).\n")
+    heavy = ("textual", "watchdog", "numpy", "Stemmer", "sqlite_vec", "llama_cpp", "httpx", "json5", "zoneinfo",
+             "decimal", "regex", "icu4py")
+    unused = ("memtui.index.indexer", "memtui.index.chunking", "memtui.index.workspace", "memtui.settings.context",
+              "memtui.settings.providers", "memtui.dreaming.signals")
+    argv = ["--state-dir", str(tmp_path / "state"), "--workspace", str(workspace), "--provider", "none"]
+    subprocess.run([sys.executable, "-m", "memtui", *argv, "index"], capture_output=True, check=True)
+    code = ("import sys, memtui.cli\n"
+            f"assert memtui.cli.main({[*argv, 'search', 'deploy key', '--json']!r}) == 0\n"
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & {set(heavy)!r}), file=sys.stderr)\n"
+            f"print(sorted(set(sys.modules) & {set(unused)!r}), file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert '"path": "memory/2026-01-02.md"' in done.stdout
+    assert done.stderr.strip().splitlines()[-2:] == ["[]", "[]"]
+    store = json.loads((workspace / "memory" / ".dreams" / "short-term-recall.json").read_text(encoding="utf-8"))
+    [entry] = store["entries"].values()
+    assert entry["conceptTags"] == ["ops.rotation-policy", "key", "rotates", "fridays", "ask", "bob’s", "team",
+                                    "ops.rotation"]

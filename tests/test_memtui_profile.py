@@ -53,3 +53,128 @@ def test_trigram_index_requires_short_cjk_tokens_with_like(make_env: Callable[..
             == ["memory/2026-11-26.md"]
         assert [h.path for h in manager.search("東京", min_score=0.0, profile="openclaw").results] \
             == ["memory/2026-11-26.md"]
+
+
+class _QueryNearStandup(HashedProvider):
+    """A model that places every query next to the stand-up note: a keyword-relevant note then has a low cosine
+    while an unrelated one has a high one, which is how a weak model behaves on conversational questions."""
+
+    def embed_query(self, text: str) -> list[float]:
+        """Embed the stand-up note instead of `text`."""
+        return super().embed_query("Alice asked to move the standup to 9:30.")
+
+
+def test_hybrid_keeps_every_keyword_hit_that_keyword_only_search_returns(make_env: Callable[..., AgentEnv]) -> None:
+    query = "payment webhook 502 pgbouncer"
+    with MemoryManager(make_env()) as manager:
+        manager.sync()
+        keyword_only = {h.path for h in manager.search(query, min_score=0.5).results}
+    assert "memory/2026-11-28.md" in keyword_only
+    with MemoryManager(make_env(), provider=_QueryNearStandup()) as manager:
+        manager.sync()
+        memtui = manager.search(query, min_score=0.5)
+    assert keyword_only <= {h.path for h in memtui.results}
+    by_path = {h.path: h for h in memtui.results}
+    # the keyword hit passes on its keyword evidence although its cosine is below minScore ...
+    assert by_path["memory/2026-11-28.md"].cosine < memtui.min_score
+    # ... and the semantic neighbour on its cosine alone, with no keyword overlap
+    assert by_path["memory/2026-11-29.md"].bm25 is None
+    assert by_path["memory/2026-11-29.md"].cosine >= memtui.min_score
+
+
+def test_min_score_is_a_floor_on_keyword_or_vector_evidence(make_env: Callable[..., AgentEnv]) -> None:
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("alice standup redis session", min_score=0.6)
+    assert response.explain()["thresholdRule"] == "keyword r/(1+r) or cosine >= minScore"
+    assert response.results and response.filtered_count > 0
+    for candidate in response.candidates:
+        keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
+        evidence = max(keyword, candidate.cosine or 0.0)
+        assert (candidate.stage == "below-min-score") == (evidence < response.min_score)
+    # both sides are relative to their best candidate, so the fused score is a weighted mean of two ≤ 1 numbers
+    assert max(c.vector_score for c in response.candidates) == pytest.approx(1.0)
+    for candidate in response.candidates:
+        assert candidate.score == pytest.approx(0.4 * (candidate.vector_score or 0) + 0.6 * (candidate.text_score or 0))
+
+
+def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable[..., AgentEnv], tmp_path) -> None:
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        assert (manager.search("redis").vector_weight, manager.search("redis").text_weight) == (0.4, 0.6)
+        openclaw = manager.search("redis", profile="openclaw")
+        assert (openclaw.vector_weight, openclaw.text_weight) == (0.7, 0.3)
+    config = tmp_path / "openclaw.json"
+    config.write_text("{agents: {defaults: {memorySearch: {query: {hybrid: {vectorWeight: 0.7}}}}}}", encoding="utf-8")
+    with MemoryManager(make_env(config=str(config)), provider=HashedProvider()) as manager:
+        manager.sync()
+        configured = manager.search("redis")
+        assert (configured.vector_weight, configured.text_weight) == pytest.approx((0.7, 0.3))
+
+
+MULTILINGUAL = {
+    "memory/2026-09-01.md": "# 2026-09-01\n\n- Серверы авторизации упали; Иван очистил журналы.\n",
+    "memory/2026-09-02.md": "# 2026-09-02\n\n- 支付网关在高峰期返回大量超时错误。\n",
+    "memory/2026-09-03.md": "# 2026-09-03\n\n- 東京のデータセンターへサーバーを移設することに決めた。\n",
+    "memory/2026-09-04.md": "# 2026-09-04\n\n- The payment gateway timed out at peak hours.\n",
+}
+
+
+@pytest.fixture
+def multilingual_env(tmp_path) -> Callable[..., AgentEnv]:
+    from memtui.settings.agent import resolve_agent
+
+    workspace = tmp_path / "ml"
+    for rel, text in MULTILINGUAL.items():
+        (workspace / rel).parent.mkdir(parents=True, exist_ok=True)
+        (workspace / rel).write_text(text, encoding="utf-8")
+
+    def build(**overrides: object) -> AgentEnv:
+        options: dict[str, object] = {"state_dir": str(tmp_path / "state"), "workspace": str(workspace),
+                                      "provider": "none"}
+        options.update(overrides)
+        return resolve_agent(**options)  # type: ignore[arg-type]
+
+    return build
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("сервер", "memory/2026-09-01.md"),        # Russian: the stem finds the plural "Серверы"
+    ("авторизация", "memory/2026-09-01.md"),   # and the genitive "авторизации"
+    ("网关超时", "memory/2026-09-02.md"),        # Chinese: bigrams inside an unbroken run
+    ("データセンター", "memory/2026-09-03.md"),   # Japanese katakana inside a mixed run
+    ("東京", "memory/2026-09-03.md"),
+])
+def test_cjk_and_russian_are_found_in_the_memtui_profile(multilingual_env: Callable[..., AgentEnv], query: str,
+                                                        expected: str) -> None:
+    with MemoryManager(multilingual_env()) as manager:
+        manager.sync()
+        assert [h.path for h in manager.search(query, min_score=0.0).results][:1] == [expected]
+        # OpenClaw's unicode61 table keeps a whole CJK run (or an inflected word) as one token
+        assert expected not in [h.path for h in manager.search(query, min_score=0.0, profile="openclaw").results]
+
+
+def test_the_accelerator_ranks_cjk_and_russian_as_fts5_does(multilingual_env: Callable[..., AgentEnv]) -> None:
+    from memtui.search.engine import Searcher, SearchOptions
+    from memtui.search.fast_search import FastSearch
+
+    with MemoryManager(multilingual_env()) as manager:
+        manager.fast = FastSearch(sync_build_chunks=10_000)
+        manager.sync()
+        fast = manager.fast.current(manager.store, vectors=False)
+        assert fast is not None
+        for query in ["серверы журнал", "支付网关", "サーバー 東京", "payment gateway 超时", "иван очистил"]:
+            plain = Searcher(manager.store, None, manager.settings, "memtui").search(query, SearchOptions(min_score=0))
+            quick = Searcher(manager.store, None, manager.settings, "memtui", fast=fast).search(
+                query, SearchOptions(min_score=0))
+            assert [(c.id, pytest.approx(c.score)) for c in quick.results] == [(c.id, c.score) for c in plain.results]
+            assert plain.results, query
+
+
+def test_index_text_rewrites_only_what_fts5_cannot_split_or_stem() -> None:
+    from memtui.index.terms import index_text, query_terms
+
+    assert index_text("The payment_gateway timed out.") == "the payment gateway timed out"
+    assert index_text("东京的天气") == "东京 京的 的天 天气"
+    assert index_text("Серверы упали") == "сервер упа"
+    assert query_terms("データ") == ["デー", "ータ"]

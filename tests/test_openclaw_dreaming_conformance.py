@@ -17,14 +17,8 @@ from openclaw_context_data import case_ids, recording, write_tree
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.promotion import ApplyGates, apply_promotions, list_candidates
 from memtui.dreaming.recall_store import is_short_term_path
-from memtui.dreaming.signals import (
-    GroundedItem,
-    Hit,
-    record_grounded,
-    record_phase_hits,
-    record_recalls,
-    record_search_hits,
-)
+from memtui.dreaming.recalls import Hit, record_recalls, record_search_hits
+from memtui.dreaming.signals import GroundedItem, record_grounded, record_phase_hits
 
 DATA = recording("dreaming")
 SCENARIOS = DATA["scenarios"]["cases"]

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from openclaw_memory_data import Root, agent_env, build_root, recording, rows
 
-from memtui.index.indexer import scope_json
+from memtui.index.meta import scope_json
 from memtui.index.store import sqlite_driver
 from memtui.jscompat import js_stringify
 from memtui.manager import MemoryManager

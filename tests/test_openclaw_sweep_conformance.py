@@ -15,7 +15,7 @@ from openclaw_context_data import make_placeholders, recording, write_tree
 from memtui.dreaming import diary
 from memtui.dreaming.backfill import rollback, run_backfill
 from memtui.dreaming.phases import run_sweep
-from memtui.dreaming.signals import record_search_hits
+from memtui.dreaming.recalls import record_search_hits
 from memtui.settings.dreaming import DreamingSettings, dreaming_settings
 
 SWEEP = recording("sweep")

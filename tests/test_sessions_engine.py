@@ -111,7 +111,7 @@ def test_token_estimate_threshold_and_flush_states(tmp_path: Path) -> None:
     assert main_s.context_window_source == "default"
     assert main_s.percent_used == 85.2  # 150000 / 176000
     assert main_s.flush_state == "below" and not main_s.would_flush and main_s.flush_rule == "below-threshold"
-    assert main_s.flush_reason == "26000 tokens below threshold"
+    assert main_s.flush_reason == "26,000 tokens below threshold"
     assert main_s.compaction_count == 2 and not main_s.already_flushed
     assert main_s.transcript_bytes == (state / "agents/main/sessions/s-main.jsonl").stat().st_size
 

@@ -17,6 +17,9 @@ from memtui.errors import ProviderError
 from memtui.manager import MemoryManager
 
 FIRST_QUERY = "why did the gateway return 502s"
+# What an agent asked over the last days: `memtui demo` records them so the dreams view has recalls to rank.
+RECALL_QUERIES = ("pgbouncer pool size", "gateway 502 keep-alive", "redis eviction policy", "OPS-1142",
+                  "ledger cutover plan", "pgbouncer reserve pool", "keep-alive timeout nginx")
 EXAMPLE_QUERIES = (
     "OPS-1142",
     "HTTP 502 ECONNRESET keep-alive",
@@ -115,6 +118,27 @@ def _index_and_show(args: argparse.Namespace) -> int:
     return 0
 
 
+def seed_recalls(options: argparse.Namespace) -> None:
+    """Index the demo and record a few days of agent searches in its short-term recall store (what the agent's
+    `memory_search` would have left), so the dreams view has candidates to rank."""
+    from datetime import UTC, datetime, timedelta
+
+    from memtui.dreaming.recalls import record_search_hits
+
+    env = agent_from_args(options)
+    with MemoryManager(env) as manager:
+        bar = ProgressLine("Indexing the demo")
+        manager.sync(reason="cli", progress=bar)
+        bar.finish()
+        tz = env.dreaming.tz()
+        now = datetime.now(UTC)
+        for offset, query in enumerate(RECALL_QUERIES * 2):
+            response = manager.search(query)
+            hits = [(h.path, h.start_line, h.end_line, h.score, h.snippet, h.source) for h in response.results]
+            record_search_hits(env.workspace_dir, query, hits, now=now - timedelta(days=offset % 5, hours=offset),
+                               tz=tz)
+
+
 def run(args: argparse.Namespace) -> int:
     """Install the demo, then open the app on it (or index it and print example searches)."""
     target = Path(args.dir) if args.dir else Path(tempfile.mkdtemp(prefix="memtui-demo-"))
@@ -136,4 +160,5 @@ def run(args: argparse.Namespace) -> int:
     except ImportError as exc:
         print(f"memtui: the app cannot start ({exc}); indexing the demo instead.", file=sys.stderr)
         return _index_and_show(options)
+    seed_recalls(options)
     return run_app(options)

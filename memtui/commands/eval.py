@@ -25,6 +25,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     sci.add_argument("--limit", type=int, metavar="N", help="score only the first N judged queries")
     sci.add_argument("--keep", type=Path, metavar="DIR",
                      help="index in DIR and keep it, so later runs reuse its embedding cache (hybrid runs)")
+    sci.add_argument("--min-score", type=_threshold, default=0.0, metavar="X|configured",
+                     help="score threshold (default 0, the benchmark's protocol; 'configured' = what an agent gets)")
     _common(sci)
     sci.set_defaults(func=run_scifact_command)
 
@@ -40,6 +42,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
         metavar="X",
         help="score threshold (default: the engine's configured minScore, as an agent gets)",
     )
+    loc.add_argument("--keep", type=Path, metavar="DIR",
+                     help="index each conversation under DIR/<id> and keep it, so later runs reuse its embedding "
+                     "cache and query vectors (hybrid runs)")
     _common(loc)
     loc.set_defaults(func=run_locomo_command)
 
@@ -59,6 +64,16 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def _common(p: argparse.ArgumentParser) -> None:
     p.add_argument("--profile", choices=PROFILES, default="memtui", help="ranking profile (default: memtui)")
     p.add_argument("--json", action="store_true", help="print the report as JSON")
+
+
+def _threshold(text: str) -> float | None:
+    """`--min-score`: a number, or `configured` for the engine's configured minScore (None)."""
+    if text == "configured":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'configured', got {text!r}") from None
 
 
 def _progress(label: str, done: int, total: int) -> None:
@@ -107,6 +122,7 @@ def run_scifact_command(args: argparse.Namespace) -> int:
         limit=args.limit,
         progress=lambda d, t: _progress("scifact", d, t),
         keep=args.keep,
+        min_score=args.min_score,
     )
     if args.json:
         _print_json(report)
@@ -128,7 +144,8 @@ def run_scifact_command(args: argparse.Namespace) -> int:
         )
     )
     print(
-        f"profile {report['profile']}, provider {report['provider']}, minScore 0, "
+        f"profile {report['profile']}, provider {report['provider']}, "
+        f"minScore {'configured' if report['minScore'] is None else format(report['minScore'], 'g')}, "
         f"temporal decay {'on' if report['temporalDecay'] else 'off'}"
     )
     return 0
@@ -158,6 +175,7 @@ def run_locomo_command(args: argparse.Namespace) -> int:
         conversations=conversations,
         min_score=args.min_score,
         progress=lambda conv, d, t: _progress(f"locomo {conv}", d, t),
+        keep=args.keep,
     )
     if args.json:
         _print_json(report)

@@ -8,6 +8,8 @@ from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.index.watcher import MemoryWatcher
 
+SHUTDOWN_WAIT_S = 5.0
+
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `mcp` subcommand."""
@@ -36,5 +38,7 @@ def run(args: argparse.Namespace) -> int:
         finally:
             if watcher is not None:
                 watcher.stop()
-            manager.wait_idle(timeout=30)
+            # The client is gone: give a running sync a moment, but do not outlive the client for long
+            # (an interrupted sync is safe: the next one picks up where it stopped).
+            manager.wait_idle(timeout=SHUTDOWN_WAIT_S)
     return 0

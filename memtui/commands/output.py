@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from memtui.index.indexer import Progress
 from memtui.jscompat import js_stringify
+
+if TYPE_CHECKING:
+    from memtui.index.indexer import Progress
 
 
 def print_json(data: Any) -> None:

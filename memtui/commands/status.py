@@ -41,7 +41,8 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     if status["extraPaths"]:
         lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")
     lines.append(f"Indexed: {status['files']}/{status['scan']['memoryFiles']} files · {status['chunks']} chunks")
-    lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}")
+    reason = status["custom"].get("dirtyReason")
+    lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}" + (f" ({reason})" if reason else ""))
     lines.append(f"Store: {_home(status['dbPath'])}" + (" (read-only)" if status["readOnly"] else ""))
     lines.append(f"Workspace: {_home(status['workspaceDir'])}")
     identity = status["indexIdentity"]

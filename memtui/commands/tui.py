@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from memtui.errors import PathError
 from memtui.index.watcher import MemoryWatcher
 from memtui.manager import MemoryManager
+from memtui.settings.paths import resolve_state_dir
 
 SCREENSHOT_SIZE = (120, 36)
 
@@ -17,21 +19,34 @@ def run_app(args: argparse.Namespace) -> int:
     from memtui.tui.app import MemtuiApp
     from memtui.tui.keymap import load_keymap
 
+    state_dir = getattr(args, "state_dir", None)
+    if state_dir and not Path(state_dir).expanduser().is_dir():
+        raise PathError(f"--state-dir {state_dir} does not exist",
+                        "check the path; memtui does not create one, and `memtui demo` sets up a sample to explore")
+    if not state_dir and not getattr(args, "workspace", None) and not resolve_state_dir().is_dir():
+        raise PathError(f"no OpenClaw state dir at {resolve_state_dir()}",
+                        "`memtui demo` opens a sample workspace; `memtui --workspace DIR` a folder of notes; "
+                        "`memtui --state-dir DIR` another OpenClaw install")
     env = agent_from_args(args)
     keymap = load_keymap(env.memtui_dir)
     screenshot = getattr(args, "screenshot", None)
+    note = getattr(args, "provider_note", None)
+    if note is None and (getattr(args, "provider", None) or "").strip() == "none":
+        note = "started with --provider none"
     with MemoryManager(env) as manager:
         app = MemtuiApp(manager, keymap=keymap, initial_query=getattr(args, "query", None) or "",
-                        screenshot_path=Path(screenshot) if screenshot else None,
-                        provider_note=getattr(args, "provider_note", None))
+                        screenshot_path=Path(screenshot) if screenshot else None, provider_note=note)
         if screenshot:
             app.run(headless=True, size=SCREENSHOT_SIZE)
             return app.return_code or 0
-        watcher = MemoryWatcher(manager)
-        watcher.start()
+        # A missing workspace folder has nothing to watch (the app says what to do instead).
+        watcher = MemoryWatcher(manager) if env.workspace_dir.is_dir() else None
+        if watcher is not None:
+            watcher.start()
         try:
             app.run()
         finally:
-            watcher.stop()
+            if watcher is not None:
+                watcher.stop()
             manager.wait_idle(timeout=10)
     return app.return_code or 0

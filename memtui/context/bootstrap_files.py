@@ -17,10 +17,10 @@ rule of `resolveBootstrapFilesForRun` (src/agents/bootstrap-files.ts):
 from __future__ import annotations
 
 import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
+from memtui.atomic import EscapeError, OutsideError, open_linked_for_read
 from memtui.settings.context import ContextSettings
 from memtui.settings.raw import normalize_agent_id
 
@@ -74,16 +74,14 @@ def excludes_heartbeat(settings: ContextSettings, session_key: str | None) -> bo
 def read_within_workspace(path: Path, workspace: Path) -> tuple[str | None, str | None]:
     """(text, None), or (None, why) when the file escapes the workspace, is no regular file or is over 2 MiB."""
     try:
-        real = Path(os.path.realpath(path))
-        root = Path(os.path.realpath(workspace))
-        if real != root and root not in real.parents:
-            return None, "outside the workspace"
-        info = real.stat()
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not a regular file"
-        if info.st_size > MAX_BOOTSTRAP_FILE_BYTES:
-            return None, f"over {MAX_BOOTSTRAP_FILE_BYTES} bytes"
-        return real.read_bytes().decode("utf-8", errors="replace"), None
+        with open_linked_for_read(workspace, path) as handle:
+            if os.fstat(handle.fileno()).st_size > MAX_BOOTSTRAP_FILE_BYTES:
+                return None, f"over {MAX_BOOTSTRAP_FILE_BYTES} bytes"
+            return handle.read().decode("utf-8", errors="replace"), None
+    except OutsideError:
+        return None, "outside the workspace"
+    except EscapeError:
+        return None, "not a regular file"
     except FileNotFoundError:
         return None, "not found"
     except OSError as exc:

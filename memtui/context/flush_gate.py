@@ -211,4 +211,4 @@ def _rule(inputs: GateInputs, threshold: int, tokens: int, size: int | None, by_
         return True, RULE_TRANSCRIPT_SIZE, f"transcript {size} bytes ≥ {inputs.force_flush_transcript_bytes}"
     if threshold <= 0:
         return False, RULE_TOKEN_GATE_OFF, f"threshold {threshold} ≤ 0: token gate off, size gate only"
-    return False, RULE_BELOW, f"{threshold - tokens} tokens below threshold"
+    return False, RULE_BELOW, f"{threshold - tokens:,} tokens below threshold"

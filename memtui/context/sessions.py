@@ -32,7 +32,7 @@ from memtui.context.flush_gate import (
 )
 from memtui.context.flush_prompts import FlushPrompts, build_flush_prompts
 from memtui.issues import FileIssue
-from memtui.jscompat import js_trim
+from memtui.jscompat import js_trim, parse_json
 from memtui.settings.agent import AgentEnv
 from memtui.settings.context import ContextSettings, FlushSettings
 from memtui.settings.providers import catalog_context_window
@@ -96,7 +96,7 @@ def scan_transcript(path: Path) -> TranscriptScan:
                 if not text:
                     continue
                 try:
-                    record = json.loads(text)
+                    record = parse_json(text)
                 except ValueError:
                     broken_offsets.append(line_start)
                     continue
@@ -395,7 +395,7 @@ def load_session_entries(sessions_dir: Path) -> tuple[dict[str, dict[str, Any]],
         issues.append(FileIssue(str(store), f"cannot read sessions.json: {exc}"))
         return _orphan_entries(sessions_dir), issues
     try:
-        data = json.loads(text)
+        data = parse_json(text)
     except json.JSONDecodeError as exc:
         issues.append(FileIssue(str(store), f"sessions.json is not valid JSON ({exc.msg} at line "
                                             f"{exc.lineno} column {exc.colno}); showing transcripts found on "

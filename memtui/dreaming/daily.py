@@ -13,7 +13,8 @@ from pathlib import Path
 
 from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.recall_store import dreams_dir, parse_iso, read_json_state, write_json_state
-from memtui.dreaming.signals import Hit, IngestResult, record_recalls
+from memtui.dreaming.recalls import Hit, record_recalls
+from memtui.dreaming.signals import IngestResult
 from memtui.errors import MemtuiError
 from memtui.jscompat import js_length, js_slice, js_squash, js_trim
 
@@ -222,5 +223,5 @@ def ingest_daily(workspace_dir: Path, *, now: datetime | None = None, tz: tzinfo
                                          dedupe_per_day=True, day=bucket, now=moment, tz=tz)
         result.files += 1
     if changed:
-        write_json_state(state_path, {"version": 1, "files": files})
+        write_json_state(state_path, {"version": 1, "files": files}, root=workspace_dir)
     return result

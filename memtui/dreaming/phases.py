@@ -107,11 +107,11 @@ def write_phase(workspace_dir: Path, settings: DreamingSettings, phase: str, lin
         original = path.read_text(encoding="utf-8") if path.is_file() else ""
         updated = replace_managed_block(original, PHASE_TITLES[phase][1], f"<!-- openclaw:dreaming:{phase}:start -->",
                                         f"<!-- openclaw:dreaming:{phase}:end -->", body)
-        atomic_write_text(path, updated if updated.endswith("\n") else updated + "\n")
+        atomic_write_text(path, updated if updated.endswith("\n") else updated + "\n", root=workspace_dir)
         written.append(f"memory/{day}.md")
     if settings.writes_reports:
         relative = REPORTS_DIR / phase / f"{day}.md"
-        atomic_write_text(workspace_dir / relative, f"{PHASE_TITLES[phase][0]}\n\n{body}\n")
+        atomic_write_text(workspace_dir / relative, f"{PHASE_TITLES[phase][0]}\n\n{body}\n", root=workspace_dir)
         written.append(relative.as_posix())
     return written
 
@@ -179,7 +179,8 @@ def _deep(workspace_dir: Path, settings: DreamingSettings, summary: SweepSummary
     lines.append(f"- Promoted {len(summary.promotion.applied)} candidate(s) into MEMORY.md.")
     if settings.writes_reports:
         relative = REPORTS_DIR / "deep" / f"{summary.day}.md"
-        atomic_write_text(workspace_dir / relative, "# Deep Sleep\n\n" + "\n".join(lines) + "\n")
+        atomic_write_text(workspace_dir / relative, "# Deep Sleep\n\n" + "\n".join(lines) + "\n",
+                          root=workspace_dir)
         summary.written["deep"] = [relative.as_posix()]
     if summary.ranked or summary.promotion.applied:
         summary.diary_entries += _narrate(workspace_dir, narrator, "deep",

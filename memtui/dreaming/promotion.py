@@ -7,7 +7,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime, tzinfo
 from pathlib import Path, PurePosixPath
 
-from memtui.atomic import atomic_write_text, file_digest
+from memtui.atomic import EscapeError, OutsideError, atomic_write_text, file_digest, open_linked_for_read
 from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.lock import short_term_lock
@@ -123,15 +123,19 @@ def rehydrate(workspace_dir: Path, candidate: Candidate) -> tuple[Candidate | No
     """The candidate re-read from its live file (its path, else `memory/<its file name>`), or None with the
     reason it is missing or stale."""
     relative = normalize_path(candidate.path)
-    root = workspace_dir.resolve()
     seen_file = False
     for path in _source_paths(workspace_dir, relative):
-        if not path.resolve().is_relative_to(root):
-            return None, f"{relative} is outside the workspace"
         try:
-            text = path.read_bytes().decode("utf-8", errors="replace")
+            with open_linked_for_read(workspace_dir, path) as handle:
+                text = handle.read().decode("utf-8", errors="replace")
+        except OutsideError:
+            return None, f"{relative} is outside the workspace"
+        except EscapeError as exc:
+            return None, exc.message
         except FileNotFoundError:
             continue
+        except OSError as exc:  # e.g. a link swapped in at the last moment (ELOOP), a permission
+            return None, f"{relative} is not readable ({exc.strerror})"
         seen_file = True
         found = relocate(re.split(r"\r?\n", text), candidate)
         if found is not None:
@@ -233,7 +237,7 @@ def apply_promotions(
             header = "" if existing.strip() else LONG_TERM_HEADER
             base = existing if not existing or existing.endswith("\n") else existing + "\n"
             section = promotion_section(to_append, dreaming_day(moment, zone))
-            atomic_write_text(memory_path, header + base + section, expected_digest=digest)
+            atomic_write_text(memory_path, header + base + section, expected_digest=digest, root=workspace_dir)
             result.appended = len(to_append)
         for candidate in fresh:
             entry = store.entries.get(candidate.key)

@@ -14,7 +14,7 @@ from memtui.atomic import atomic_write_text
 from memtui.dreaming.concepts import MAX_CONCEPT_TAGS, derive_concept_tags
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.errors import MemtuiError
-from memtui.jscompat import js_number, js_squash, js_stringify, js_trim_end, sha1_hex
+from memtui.jscompat import js_number, js_squash, js_stringify, js_trim_end, parse_json, sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
 RECALL_STORE_NAME = "short-term-recall.json"
@@ -294,7 +294,7 @@ def read_json_state(path: Path) -> Any:
     if not text.strip():
         return None
     try:
-        return json.loads(text)
+        return parse_json(text)
     except json.JSONDecodeError as exc:
         raise DreamingError(
             f"{path} is not valid JSON (line {exc.lineno}: {exc.msg})",
@@ -302,9 +302,9 @@ def read_json_state(path: Path) -> Any:
         ) from exc
 
 
-def write_json_state(path: Path, data: Any) -> None:
+def write_json_state(path: Path, data: Any, *, root: Path | None = None) -> None:
     """Write JSON as `JSON.stringify(data, null, 2)` plus a newline, atomically."""
-    atomic_write_text(path, js_stringify(data, 2) + "\n")
+    atomic_write_text(path, js_stringify(data, 2) + "\n", root=root)
 
 
 def load_recall_store(workspace_dir: Path, now_iso: str = "") -> RecallStore:
@@ -330,7 +330,7 @@ def save_recall_store(workspace_dir: Path, store: RecallStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: entry.to_json() for key, entry in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME, data, root=workspace_dir)
 
 
 def load_phase_signals(workspace_dir: Path, now_iso: str = "") -> PhaseSignalStore:
@@ -366,7 +366,7 @@ def save_phase_signals(workspace_dir: Path, store: PhaseSignalStore) -> None:
         "updatedAt": store.updated_at,
         "entries": {key: signal.to_json() for key, signal in store.entries.items()},
     }
-    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data)
+    write_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME, data, root=workspace_dir)
 
 
 def repair_recall_store(workspace_dir: Path, now_iso: str) -> tuple[bool, int]:

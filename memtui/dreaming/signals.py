@@ -1,5 +1,5 @@
-"""Signals feeding the short-term store (§12.4): search recalls, daily and session ingestion,
-grounded backfill and light/REM phase revisits. Everything goes through `record_recalls`."""
+"""Signals feeding the short-term store (§12.4) besides search recalls (`recalls.py`): session ingestion,
+grounded backfill and light/REM phase revisits."""
 
 from __future__ import annotations
 
@@ -36,6 +36,7 @@ from memtui.dreaming.recall_store import (
     save_recall_store,
     write_json_state,
 )
+from memtui.dreaming.recalls import Hit, clamp01, record_recalls
 from memtui.jscompat import sha1_hex
 from memtui.settings.dreaming import resolve_timezone
 
@@ -48,17 +49,6 @@ SESSION_INGESTION_NAME = "session-ingestion.json"
 SESSION_CORPUS_DIR = "session-corpus"
 
 
-@dataclass(frozen=True)
-class Hit:
-    """A search hit (or ingested snippet) on a memory file, with 1-based inclusive lines."""
-
-    path: str
-    start_line: int
-    end_line: int
-    score: float
-    snippet: str
-
-
 @dataclass
 class IngestResult:
     """What one ingestion pass did."""
@@ -66,10 +56,6 @@ class IngestResult:
     files: int = 0
     signals: int = 0
     notes: list[str] = field(default_factory=list)
-
-
-def _clamp01(value: float) -> float:
-    return 0.0 if not math.isfinite(value) else max(0.0, min(1.0, value))
 
 
 @dataclass(frozen=True)
@@ -84,97 +70,6 @@ class GroundedItem:
     query: str | None = None
     signal_count: float | None = None
     day_bucket: str | None = None
-
-
-def _bucket(day: str | None, moment: datetime, tz: tzinfo | None) -> str:
-    return iso_day(day or "") or dreaming_day(moment, tz if tz is not None else resolve_timezone(None))
-
-
-def record_recalls(
-    workspace_dir: Path,
-    query: str,
-    hits: Iterable[Hit],
-    *,
-    signal: str = "recall",
-    dedupe_per_day: bool = False,
-    day: str | None = None,
-    now: datetime | None = None,
-    tz: tzinfo | None = None,
-) -> int:
-    """Add one `recall` or `daily` signal per short-term hit (OpenClaw's `recordShortTermRecalls`); returns
-    how many entries changed. Slug files, `memory/dreaming/` reports and dreaming-output snippets count none.
-
-    With `dedupe_per_day`, a hit whose entry already saw this query on `day` adds no counts.
-    """
-    if signal not in ("recall", "daily"):
-        raise ValueError(f"unknown signal type {signal!r}")
-    query = query.strip()
-    relevant = [h for h in hits if is_short_term_path(h.path)]
-    if not query or not relevant:
-        return 0
-    moment = resolve_now(now)
-    stamp = iso_ms(moment)
-    bucket = _bucket(day, moment, tz)
-    qhash = hash_query(query)
-    recorded = 0
-    with short_term_lock(workspace_dir):
-        store = load_recall_store(workspace_dir, stamp)
-        for hit in relevant:
-            path = normalize_path(hit.path)
-            snippet = normalize_snippet(hit.snippet)
-            if not snippet or is_contaminated_snippet(snippet):
-                continue
-            start, end = max(1, math.floor(hit.start_line)), max(1, math.floor(hit.end_line))
-            grounded_key = entry_key(path, start, end, claim_hash(snippet))
-            key = grounded_key if grounded_key in store.entries else entry_key(path, hit.start_line, hit.end_line)
-            old = store.entries.get(key)
-            duplicate = bool(dedupe_per_day and old and qhash in old.query_hashes and bucket in old.recall_days)
-            score = 0.0 if duplicate else _clamp01(hit.score)
-            step = 0 if duplicate else 1
-            tags = derive_concept_tags(path, snippet)
-            store.entries[key] = RecallEntry(
-                key=key,
-                path=path,
-                start_line=start,
-                end_line=end,
-                snippet=snippet,
-                recall_count=(old.recall_count if old else 0) + (step if signal == "recall" else 0),
-                daily_count=(old.daily_count if old else 0) + (step if signal == "daily" else 0),
-                grounded_count=old.grounded_count if old else 0,
-                total_score=max(0.0, (old.total_score if old else 0.0) + score),
-                max_score=max(old.max_score if old else 0.0, score),
-                first_recalled_at=old.first_recalled_at if old else stamp,
-                last_recalled_at=stamp,
-                query_hashes=merge_recent(old.query_hashes if old else [], qhash, MAX_QUERY_HASHES),
-                recall_days=merge_recent(old.recall_days if old else [], bucket, MAX_RECALL_DAYS),
-                concept_tags=tags or (old.concept_tags if old else []),
-                claim_hash=old.claim_hash if old else None,
-                promoted_at=old.promoted_at if old else None,
-            )
-            recorded += 1
-        store.updated_at = stamp
-        save_recall_store(workspace_dir, store)
-    return recorded
-
-
-def record_search_hits(
-    workspace_dir: Path,
-    query: str,
-    hits: Iterable[tuple[str, float, float, float, str, str]],
-    *,
-    now: datetime | None = None,
-    tz: tzinfo | None = None,
-) -> int:
-    """Record `memory_search` / CLI search hits `(path, start, end, score, snippet, source)`.
-
-    Only `memory`-source hits on short-term paths count; returns how many were recorded.
-    """
-    usable = [
-        Hit(path, start, end, score, snippet)
-        for path, start, end, score, snippet, source in hits
-        if source == "memory"
-    ]
-    return record_recalls(Path(workspace_dir), query, usable, now=now, tz=tz)
 
 
 def record_grounded(workspace_dir: Path, query: str, items: Sequence[GroundedItem], *, day: str | None = None,
@@ -193,7 +88,7 @@ def record_grounded(workspace_dir: Path, query: str, items: Sequence[GroundedIte
             continue
         weight = max(1, math.floor(item.signal_count if item.signal_count is not None else 1))
         usable.append((path, max(1, math.floor(item.start_line)), max(1, math.floor(item.end_line)), snippet,
-                       _clamp01(item.score), normalize_snippet(item.query if item.query is not None else query),
+                       clamp01(item.score), normalize_snippet(item.query if item.query is not None else query),
                        weight, iso_day(item.day_bucket or day or "")))
     if not query or not usable:
         return []
@@ -351,7 +246,7 @@ def ingest_sessions(
         if taken:
             result.files += 1
     if new_hits:
-        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n")
+        atomic_write_text(corpus_path, "\n".join(corpus_lines) + "\n", root=workspace_dir)
         result.signals = record_recalls(
             workspace_dir,
             f"__dreaming_sessions__:{today}",
@@ -364,5 +259,5 @@ def ingest_sessions(
     seen_all[agent_id] = seen[-SEEN_MESSAGES_CAP:]
     new_state = {"version": 3, "files": files_state, "seenMessages": seen_all}
     if new_state != raw_state:
-        write_json_state(state_path, new_state)
+        write_json_state(state_path, new_state, root=workspace_dir)
     return result

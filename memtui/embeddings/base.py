@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
+import numbers
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
 
+from memtui.errors import ProviderError
 from memtui.jscompat import js_stringify, sha256_hex
 
 FTS_ONLY_MODEL = "fts-only"
@@ -50,6 +52,11 @@ class EmbeddingProvider(ABC):
             self._dims = len(vectors[0])
 
 
+def model_name(provider: EmbeddingProvider | None) -> str:
+    """`chunks.model` value: the provider's model, or `fts-only`."""
+    return provider.model if provider is not None else FTS_ONLY_MODEL
+
+
 def provider_key(provider: EmbeddingProvider | None) -> str:
     """`computeProviderKey`: sha256 of JSON.stringify of the provider's cache-key data."""
     if provider is None:
@@ -67,3 +74,51 @@ def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
     if norm < 1e-10:
         return clean
     return [v / norm for v in clean]
+
+
+def checked_vectors(provider: str, vectors: Any, count: int, *, finite: bool = True) -> list[list[float]]:
+    """`vectors` as lists of floats when they are `count` non-empty lists of (with `finite`: finite) numbers
+    of one size; otherwise a ProviderError saying what the provider sent (nothing malformed reaches the
+    index or the cache)."""
+    if not isinstance(vectors, list | tuple) or len(vectors) != count:
+        got = len(vectors) if isinstance(vectors, list | tuple) else type(vectors).__name__
+        raise ProviderError(f"{provider} embeddings failed: {got} vectors returned for {count} inputs",
+                            "check memorySearch.remote.baseUrl points at an embeddings API")
+    checked: list[list[float]] = []
+    for position, vector in enumerate(vectors, start=1):
+        if not isinstance(vector, list | tuple) or not vector:
+            raise ProviderError(f"{provider} embeddings failed: vector {position} is not a list of numbers")
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vector):
+            raise ProviderError(f"{provider} embeddings failed: vector {position} holds a non-numeric value")
+        floats = [float(v) for v in vector]
+        if finite and not all(math.isfinite(v) for v in floats):
+            raise ProviderError(f"{provider} embeddings failed: vector {position} holds NaN or an infinite value")
+        if checked and len(floats) != len(checked[0]):
+            raise ProviderError(f"{provider} embeddings failed: vectors of {len(checked[0])} and {len(floats)} "
+                                "dimensions in one response")
+        checked.append(floats)
+    return checked
+
+
+def embed_texts(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[float]]:
+    """`provider.embed_batch(texts)`, checked; any failure (also an unexpected one) is a one-line ProviderError."""
+    try:
+        vectors = provider.embed_batch(texts)
+    except ProviderError:
+        raise
+    except Exception as exc:
+        raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
+    return checked_vectors(provider.id, vectors, len(texts))
+
+
+def embed_query_text(provider: EmbeddingProvider, text: str) -> list[float]:
+    """`provider.embed_query(text)`, checked like `embed_texts` (an all-zero vector is allowed)."""
+    try:
+        vector = provider.embed_query(text)
+    except ProviderError:
+        raise
+    except Exception as exc:
+        raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
+    if isinstance(vector, list | tuple) and not vector:
+        return []
+    return checked_vectors(provider.id, [vector], 1)[0]

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from memtui.embeddings.base import EmbeddingProvider, sanitize_and_normalize
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors, sanitize_and_normalize
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -130,8 +130,9 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
         payload = self.retry.run(
             lambda: self._post("embedContent", self._content(text, "RETRIEVAL_QUERY"), self.query_timeout)
         )
-        values = (payload.get("embedding") or {}).get("values") or []
-        vector = sanitize_and_normalize(values)
+        embedding = payload.get("embedding")
+        values = embedding.get("values") if isinstance(embedding, Mapping) else None
+        vector = sanitize_and_normalize(checked_vectors("gemini", [values], 1, finite=False)[0]) if values else []
         self._remember_dims([vector])
         return vector
 
@@ -144,7 +145,8 @@ class GeminiEmbeddingProvider(EmbeddingProvider):
                 f"gemini embeddings failed: {len(embeddings or [])} vectors returned for {len(texts)} inputs",
                 "check memorySearch.remote.baseUrl",
             )
-        return [sanitize_and_normalize(item.get("values") or []) for item in embeddings]
+        values = [item.get("values") if isinstance(item, Mapping) else None for item in embeddings]
+        return [sanitize_and_normalize(v) for v in checked_vectors("gemini", values, len(texts), finite=False)]
 
     def embed_batch(self, texts: Sequence[str]) -> list[list[float]]:
         """Embed documents with taskType RETRIEVAL_DOCUMENT in byte-bounded, concurrent requests."""

@@ -7,6 +7,7 @@ runner that keeps order, header handling for `providerKey`, and key redaction fo
 
 from __future__ import annotations
 
+import email.utils
 import random
 import re
 import time
@@ -38,6 +39,8 @@ DEFAULT_CONCURRENCY = 4
 QUERY_TIMEOUT_S = 60.0
 BATCH_TIMEOUT_S = 120.0
 ERROR_DETAIL_CHARS = 200
+# Longest `Retry-After` worth waiting for inside one call; beyond it the error is reported at once.
+MAX_RETRY_AFTER_S = 60.0
 
 
 def is_retryable(message: str) -> bool:
@@ -61,8 +64,11 @@ class RetryPolicy:
         base = self.base_delay * (2**retry_index)
         return min(self.max_delay, base * (1 + self.jitter * self.rng.random()))
 
+    max_retry_after: float = MAX_RETRY_AFTER_S
+
     def run(self, call: Callable[[], T]) -> T:
-        """Run `call`, retrying ProviderErrors whose message is retryable."""
+        """Run `call`, retrying ProviderErrors whose message is retryable; a `Retry-After` the provider sent
+        is waited for (at least), and one longer than `max_retry_after` fails at once instead."""
         attempt = 0
         while True:
             try:
@@ -70,7 +76,12 @@ class RetryPolicy:
             except ProviderError as exc:
                 if attempt >= self.retries or not is_retryable(exc.message):
                     raise
-                self.sleep(self.delay(attempt))
+                wait = self.delay(attempt)
+                if exc.retry_after is not None:
+                    if exc.retry_after > self.max_retry_after:
+                        raise
+                    wait = max(wait, exc.retry_after)
+                self.sleep(wait)
                 attempt += 1
 
 
@@ -175,14 +186,33 @@ def status_hint(status: int, key_hint: str) -> str:
     return "check memorySearch.model, inputType and outputDimensionality"
 
 
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a `Retry-After` header (delta-seconds or an HTTP date); None when absent or unreadable."""
+    if not value or not value.strip():
+        return None
+    text = value.strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
 def http_failure(
-    provider: str, status: int, body: Any, secrets: Iterable[str | None], key_hint: str
+    provider: str, status: int, body: Any, secrets: Iterable[str | None], key_hint: str,
+    retry_after: float | None = None,
 ) -> ProviderError:
     """ProviderError for a non-2xx embeddings response."""
     detail = error_detail(body, secrets)
     suffix = f": {detail}" if detail else ""
+    if retry_after is not None:
+        suffix += f" (retry after {retry_after:g}s)"
     return ProviderError(
-        f"{provider} embeddings failed: HTTP {status}{suffix}", status_hint(status, key_hint)
+        f"{provider} embeddings failed: HTTP {status}{suffix}", status_hint(status, key_hint), retry_after=retry_after
     )
 
 
@@ -290,10 +320,11 @@ def post_json(
         raise connection_failure(provider, type(exc).__name__, secrets) from None
     try:
         payload = response.json()
-    except ValueError:
+    except (ValueError, RecursionError):
         payload = response.text
     if response.status_code >= 400:
-        raise http_failure(provider, response.status_code, payload, secrets, key_hint)
+        raise http_failure(provider, response.status_code, payload, secrets, key_hint,
+                           parse_retry_after(response.headers.get("retry-after")))
     if not isinstance(payload, Mapping):
         raise ProviderError(f"{provider} embeddings failed: response is not a JSON object",
                             "check memorySearch.remote.baseUrl")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from memtui.embeddings.http_retry import redact, run_bounded
 from memtui.embeddings.openai_sdk import call_sdk
 from memtui.errors import ProviderError
+from memtui.jscompat import parse_json
 
 if TYPE_CHECKING:
     from memtui.settings.config import BatchSettings
@@ -170,7 +171,7 @@ class OpenAIBatchRunner:
             if not raw.strip():
                 continue
             try:
-                line = json.loads(raw)
+                line = parse_json(raw)
             except ValueError:
                 raise ProviderError(f"openai batch {batch_id} output is not JSONL") from None
             custom_id = line.get("custom_id")

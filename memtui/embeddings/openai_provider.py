@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 import openai
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -124,14 +124,14 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
             timeout=timeout,
             secrets=self.secrets,
         )
-        ordered = sorted(response.data, key=lambda item: item.index)
-        vectors = [list(item.embedding) for item in ordered]
-        if len(vectors) != len(texts):
-            raise ProviderError(
-                f"openai embeddings failed: {len(vectors)} vectors returned for {len(texts)} inputs",
-                "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API",
-            )
-        return vectors
+        try:
+            ordered = sorted(response.data, key=lambda item: item.index)
+            vectors = [item.embedding for item in ordered]
+        except (TypeError, AttributeError):
+            raise ProviderError("openai embeddings failed: malformed response (no data list of embeddings)",
+                                "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API",
+                                ) from None
+        return checked_vectors("openai", vectors, len(texts))
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query (`queryInputType`), retried on rate limits and 5xx."""

@@ -7,7 +7,8 @@ from typing import Any
 
 import openai
 
-from memtui.embeddings.http_retry import connection_failure, http_failure, timeout_failure
+from memtui.embeddings.http_retry import connection_failure, http_failure, parse_retry_after, timeout_failure
+from memtui.errors import ProviderError
 
 KEY_HINT = "memorySearch.remote.apiKey, models.providers.openai.apiKey or OPENAI_API_KEY"
 
@@ -20,4 +21,8 @@ def call_sdk(call: Callable[[], Any], *, timeout: float, secrets: Sequence[str],
     except openai.APIConnectionError as exc:
         raise connection_failure(what, type(exc.__cause__ or exc).__name__, secrets) from None
     except openai.APIStatusError as exc:
-        raise http_failure(what, exc.status_code, exc.body, secrets, KEY_HINT) from None
+        retry_after = parse_retry_after(exc.response.headers.get("retry-after"))
+        raise http_failure(what, exc.status_code, exc.body, secrets, KEY_HINT, retry_after) from None
+    except (openai.APIError, ValueError, TypeError, AttributeError, RecursionError) as exc:
+        raise ProviderError(f"{what} embeddings failed: malformed response ({type(exc).__name__})",
+                            "check memorySearch.remote.baseUrl points at an OpenAI-compatible embeddings API") from None

@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.embeddings.base import EmbeddingProvider
-from memtui.embeddings.http_retry import MissingApiKeyError, RetryPolicy
 from memtui.errors import MemtuiError, ProviderError
 
 if TYPE_CHECKING:
+    from memtui.embeddings.http_retry import RetryPolicy
     from memtui.settings.config import MemorySearchSettings
     from memtui.settings.providers import ModelProviders
 
@@ -154,6 +154,8 @@ def select_provider(
 def _auto(
     settings: MemorySearchSettings, providers: ModelProviders, make: dict[str, Any]
 ) -> ProviderSelection:
+    from memtui.embeddings.http_retry import MissingApiKeyError
+
     skipped: list[str] = []
     if _is_model_file(settings.local.model_path):
         try:

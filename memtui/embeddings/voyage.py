@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import httpx
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, checked_vectors
 from memtui.embeddings.http_retry import (
     DEFAULT_CONCURRENCY,
     QUERY_TIMEOUT_S,
@@ -89,13 +89,11 @@ class VoyageEmbeddingProvider(EmbeddingProvider):
             key_hint=KEY_HINT,
         )
         data = payload.get("data")
-        if not isinstance(data, list) or len(data) != len(texts):
-            raise ProviderError(
-                f"voyage embeddings failed: {len(data or [])} vectors returned for {len(texts)} inputs",
-                "check memorySearch.remote.baseUrl",
-            )
-        ordered = sorted(data, key=lambda item: item.get("index", 0))
-        return [[float(v) for v in item.get("embedding") or []] for item in ordered]
+        if not isinstance(data, list) or not all(isinstance(item, Mapping) for item in data):
+            raise ProviderError("voyage embeddings failed: malformed response (no data list of embeddings)",
+                                "check memorySearch.remote.baseUrl")
+        ordered = sorted(data, key=lambda item: item.get("index", 0) if isinstance(item.get("index"), int) else 0)
+        return checked_vectors("voyage", [item.get("embedding") for item in ordered], len(texts))
 
     def embed_query(self, text: str) -> list[float]:
         """Embed one query with `input_type: "query"`."""

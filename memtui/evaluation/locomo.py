@@ -22,9 +22,11 @@ questions with at least one evidence id that names a turn; the others are counte
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import re
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -36,6 +38,8 @@ from typing import Any
 from memtui.errors import MemtuiError
 from memtui.evaluation.engine import fresh_env, open_manager
 from memtui.evaluation.metrics import evidence_recall, mean
+from memtui.evaluation.query_vectors import FILE_NAME as QUERY_VECTORS
+from memtui.evaluation.query_vectors import QueryVectors
 
 CATEGORY_NAMES = {4: "single-hop", 1: "multi-hop", 2: "temporal", 3: "open-domain", 5: "adversarial"}
 DEFAULT_KS = (6, 10)
@@ -140,6 +144,12 @@ def parse_evidence_ids(raw: Iterable[Any]) -> list[str]:
     return ids
 
 
+def _dir_name(sample_id: str) -> str:
+    """A sample id as one safe directory name (no separators, never `.` or `..`)."""
+    name = re.sub(r"[^A-Za-z0-9_-]", "_", sample_id)
+    return name or "_"
+
+
 def _one_line(text: Any) -> str:
     return " ".join(str(text).split())
 
@@ -222,8 +232,10 @@ def run_locomo(
     conversations: Sequence[str] | None = None,
     min_score: float | None = None,
     progress: Callable[[str, int, int], None] | None = None,
+    keep: Path | None = None,
 ) -> dict[str, Any]:
-    """Run the LoCoMo evidence-recall evaluation; one fresh temporary workspace per conversation.
+    """Run the LoCoMo evidence-recall evaluation; one fresh temporary workspace per conversation (or
+    `keep/<sample id>/`, kept so a later run reuses its embedding cache and query vectors).
 
     `min_score` None uses the engine's configured threshold (what an agent gets by default).
     """
@@ -240,22 +252,29 @@ def run_locomo(
         conv = convert_conversation(sample)
         asked = [q for q in conv.questions if q.evidence]
         skipped += len(conv.questions) - len(asked)
-        with tempfile.TemporaryDirectory(prefix="memtui-locomo-") as tmp:
-            workspace = Path(tmp) / "workspace"
-            workspace.mkdir()
+        with contextlib.ExitStack() as stack:
+            root = keep / _dir_name(conv.sample_id) if keep is not None else Path(
+                stack.enter_context(tempfile.TemporaryDirectory(prefix="memtui-locomo-")))
+            workspace = root / "workspace"
+            if workspace.exists():
+                shutil.rmtree(workspace)
+            workspace.mkdir(parents=True)
             conv.write(workspace)
             t0 = time.perf_counter()
-            env = fresh_env(Path(tmp) / "state", workspace, profile, provider)
+            env = fresh_env(root / "state", workspace, profile, provider)
             decay = decay or env.settings.query.hybrid.temporal_decay.enabled
             with open_manager(env) as mgr:
                 mgr.sync(force=True)
                 t1 = time.perf_counter()
                 index_ms += (t1 - t0) * 1000
+                vectors = QueryVectors(mgr, root / QUERY_VECTORS if keep is not None else None)
                 for done, q in enumerate(asked, start=1):
                     recalls: dict[int, float] = {}
                     chars: dict[int, int] = {}
+                    vector = vectors.vector(q.question)
                     for k in ks:
-                        hits = mgr.search(q.question, max_results=k, min_score=min_score).results[:k]
+                        hits = mgr.search(q.question, max_results=k, min_score=min_score,
+                                          query_vector=vector).results[:k]
                         covered: set[str] = set()
                         for hit in hits:
                             covered |= conv.covered_turns(hit.path, hit.start_line, hit.end_line)
@@ -264,6 +283,7 @@ def run_locomo(
                     per_question.append((q.category, recalls, chars))
                     if progress:
                         progress(conv.sample_id, done, len(asked))
+                vectors.save()
                 search_ms += (time.perf_counter() - t1) * 1000
     report: dict[str, Any] = {f"recall@{k}": mean([r[k] for _, r, _ in per_question]) for k in ks}
     by_category: dict[str, dict[str, float | int]] = {}

@@ -1,9 +1,10 @@
 """BEIR SciFact: a workspace of one Markdown file per abstract, scored by nDCG@10 and recall@100.
 
-Every query is searched twice with minScore 0: top 10 for nDCG@10 (and MRR@10), top 100 for
-recall@100. Hits map back to documents by path (`memory/scifact/<_id>.md`); each document keeps
-its best rank. Queries without qrels are not scored. The main keys rank by the returned order;
-`tieAveraged` holds the same metrics with equal scores averaged (see `metrics`).
+Every query is searched twice with minScore 0 (or the configured threshold on request): top 10 for
+nDCG@10 (and MRR@10), top 100 for recall@100. Hits map back to documents by path
+(`memory/scifact/<_id>.md`); each document keeps its best rank. Queries without qrels are not
+scored. The main keys rank by the returned order; `tieAveraged` holds the same metrics with equal
+scores averaged (see `metrics`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,8 @@ from typing import Any
 from memtui.errors import MemtuiError
 from memtui.evaluation.engine import fresh_env, open_manager
 from memtui.evaluation.metrics import mean, ndcg_at_k, recall_at_k, reciprocal_rank
+from memtui.evaluation.query_vectors import FILE_NAME as QUERY_VECTORS
+from memtui.evaluation.query_vectors import QueryVectors
 
 DOC_DIR = "memory/scifact"
 NDCG_K = 10
@@ -141,9 +144,11 @@ def run_scifact(
     limit: int | None = None,
     progress: Callable[[int, int], None] | None = None,
     keep: Path | None = None,
+    min_score: float | None = 0.0,
 ) -> dict[str, Any]:
-    """Index the corpus in a fresh temporary workspace (or in `keep`, reused across runs so embeddings are
-    cached) and score every judged query."""
+    """Index the corpus in a fresh temporary workspace (or in `keep`, reused across runs so embeddings and
+    query vectors are cached) and score every judged query; `min_score` None uses the configured threshold
+    (the protocol's default is 0, no threshold)."""
     judged = load_qrels(qrels)
     todo = [(qid, text) for qid, text in load_queries(queries) if qid in judged]
     if limit is not None:
@@ -164,9 +169,12 @@ def run_scifact(
             t0 = time.perf_counter()
             mgr.sync(force=True)
             t1 = time.perf_counter()
+            vectors = QueryVectors(mgr, root / QUERY_VECTORS if keep is not None else None)
             for done, (qid, text) in enumerate(todo, start=1):
-                top = mgr.search(text, max_results=NDCG_K, min_score=0.0).results[:NDCG_K]
-                deep = mgr.search(text, max_results=RECALL_K, min_score=0.0).results[:RECALL_K]
+                vector = vectors.vector(text)
+                top = mgr.search(text, max_results=NDCG_K, min_score=min_score, query_vector=vector).results[:NDCG_K]
+                deep = mgr.search(text, max_results=RECALL_K, min_score=min_score,
+                                  query_vector=vector).results[:RECALL_K]
                 zero_hit += not top
                 for tied in (False, True):
                     row = {
@@ -178,6 +186,7 @@ def run_scifact(
                         scores.setdefault((name, tied), []).append(value)
                 if progress:
                     progress(done, len(todo))
+            vectors.save()
             t2 = time.perf_counter()
     names = (f"ndcg@{NDCG_K}", f"recall@{RECALL_K}", f"mrr@{NDCG_K}")
     return {
@@ -188,6 +197,7 @@ def run_scifact(
         "documents": documents,
         "profile": profile,
         "provider": provider,
+        "minScore": min_score,
         "temporalDecay": env.settings.query.hybrid.temporal_decay.enabled,
         "indexMs": round((t1 - t0) * 1000, 1),
         "searchMs": round((t2 - t1) * 1000, 1),

@@ -6,8 +6,10 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from memtui.index.indexer import Progress, SyncReport
+if TYPE_CHECKING:
+    from memtui.index.indexer import Progress, SyncReport
 
 
 @dataclass(frozen=True)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.embeddings.base import FTS_ONLY_MODEL, NO_PROVIDER, EmbeddingProvider, provider_key
+from memtui.atomic import open_for_read, parts_below
+from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
@@ -19,10 +21,10 @@ from memtui.index.workspace import (
     canonical_root_memory,
     is_allowed_memory_path,
     list_memory_files,
-    resolve_extra_path,
+    memory_location,
 )
 from memtui.issues import FileIssue
-from memtui.jscompat import js_sort_key, js_stringify, sha256_hex
+from memtui.jscompat import sha256_hex
 from memtui.settings.config import MemorySearchSettings
 
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
@@ -83,64 +85,13 @@ class EmbeddingFailed(ProviderError):
     """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
 
 
-def model_name(provider: EmbeddingProvider | None) -> str:
-    """`chunks.model` value: the provider's model, or `fts-only`."""
-    return provider.model if provider is not None else FTS_ONLY_MODEL
+class VectorSizeChanged(ProviderError):
+    """The provider's vectors changed size during a sync; the index must be rebuilt for the new size."""
 
-
-def scope_json(workspace_dir: Path, settings: MemorySearchSettings) -> str:
-    """What OpenClaw hashes into `scopeHash`: `{extraPaths, multimodal: {enabled, modalities, maxFileBytes}}`,
-    the extra paths made absolute by plain `path.resolve` (no `~` expansion, symlinks kept), de-duplicated
-    and sorted, the modalities sorted (none when multimodal is off)."""
-    extra = {str(resolve_extra_path(workspace_dir, p)).replace("\\", "/") for p in settings.extra_paths}
-    multimodal = settings.multimodal
-    return js_stringify({
-        "extraPaths": sorted(extra, key=js_sort_key),
-        "multimodal": {
-            "enabled": multimodal.enabled,
-            "modalities": sorted(multimodal.modalities, key=js_sort_key),
-            "maxFileBytes": multimodal.max_file_bytes,
-        },
-    })
-
-
-def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
-    """sha256 of `scope_json`: the meta's `scopeHash`."""
-    return sha256_hex(scope_json(workspace_dir, settings))
-
-
-def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-               vector_dims: int | None) -> dict[str, Any]:
-    """The meta row in OpenClaw's key order (`vectorDims` only when sqlite-vec is loaded and dims known)."""
-    meta: dict[str, Any] = {
-        "model": model_name(provider),
-        "provider": provider.id if provider is not None else NO_PROVIDER,
-        "providerKey": provider_key(provider),
-        "sources": sorted(settings.sources),
-        "scopeHash": scope_hash(workspace_dir, settings),
-        "chunkTokens": settings.chunking.tokens,
-        "chunkOverlap": settings.chunking.overlap,
-        "ftsTokenizer": settings.store.fts_tokenizer,
-    }
-    if vector_dims is not None:
-        meta["vectorDims"] = vector_dims
-    return meta
-
-
-def full_reindex_reason(existing: dict[str, Any] | None, wanted: dict[str, Any], vector_ready: bool) -> str | None:
-    """`shouldRunFullMemoryReindex`: why the stored meta forces a full rebuild, or None."""
-    if existing is None:
-        return "no index metadata"
-    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap"):
-        if existing.get(key) != wanted.get(key):
-            return f"{key} changed ({existing.get(key)!r} → {wanted.get(key)!r})"
-    if sorted(existing.get("sources") or []) != wanted["sources"]:
-        return "sources changed"
-    if (existing.get("ftsTokenizer") or "unicode61") != wanted["ftsTokenizer"]:
-        return "FTS tokenizer changed"
-    if vector_ready and wanted["provider"] != NO_PROVIDER and existing.get("vectorDims") is None:
-        return "vector dimensions missing"
-    return None
+    def __init__(self, old: int, new: int) -> None:
+        super().__init__(f"the provider's vectors changed from {old} to {new} dimensions")
+        self.old = old
+        self.new = new
 
 
 @dataclass
@@ -158,22 +109,31 @@ class Indexer:
     """Writes one workspace's memory (and optionally sessions) into a store."""
 
     def __init__(self, workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-                 *, sessions_dir: Path | None = None, batch_size: int = 64):
+                 *, sessions_dir: Path | None = None, batch_size: int = 64, vector_dims: int | None = None):
         self.workspace_dir = workspace_dir
         self.settings = settings
         self.provider = provider
         self.sessions_dir = sessions_dir
         self.batch_size = batch_size
+        # The size every vector of this sync must have (None: set by the first one); cached vectors of
+        # another size are embedded again, fresh ones of another size raise VectorSizeChanged.
+        self.vector_dims = vector_dims
 
     # -- reading ----------------------------------------------------------------------------
 
-    def _read_markdown(self, abs_path: Path, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+    def _read_markdown(self, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
+        """The file's text, mtime (ms) and size, opened once with no symlink followed on the way."""
         try:
-            stat = abs_path.stat()
-            if stat.st_size > MAX_MARKDOWN_BYTES:
-                issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
-                return None
-            data = abs_path.read_bytes()
+            location = memory_location(self.workspace_dir, rel, self.settings.extra_paths)
+            with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+                stat = os.fstat(handle.fileno())
+                if stat.st_size > MAX_MARKDOWN_BYTES:
+                    issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))
+                    return None
+                data = handle.read()
+        except PathError as exc:
+            issues.append(FileIssue(rel, f"{exc.message}; skipped"))
+            return None
         except OSError as exc:
             issues.append(FileIssue(rel, f"not readable ({exc.strerror or exc.__class__.__name__})"))
             return None
@@ -203,7 +163,7 @@ class Indexer:
                 target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.extra_paths)
             except PathError:
                 continue
-            if rel.lower() == "dreams.md" or not target.is_file():
+            if rel.lower() == "dreams.md" or target.is_symlink() or not target.is_file():
                 continue
             if rel == ROOT_MEMORY_FILE and canonical_root_memory(self.workspace_dir) is None:
                 continue
@@ -216,7 +176,7 @@ class Indexer:
         for memory_file in self._listed(only):
 
             def load(mf: Any = memory_file) -> _Document | None:
-                read = self._read_markdown(mf.abs_path, mf.rel_path, issues)
+                read = self._read_markdown(mf.rel_path, issues)
                 if read is None:
                     return None
                 content, mtime, size = read
@@ -339,17 +299,22 @@ class Indexer:
         key = provider_key(provider)
         hashes = [c.hash for c in chunks]
         cached = store.cache_get(provider.id, provider.model, key, hashes) if self.settings.cache.enabled else {}
+        if self.vector_dims is None and cached:
+            self.vector_dims = len(next(iter(cached.values())))
+        cached = {h: v for h, v in cached.items() if len(v) == self.vector_dims}
         missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached))
         by_hash = {c.hash: c.text for c in chunks}
         fresh: dict[str, list[float]] = {}
         for start in range(0, len(missing), self.batch_size):
             part = missing[start : start + self.batch_size]
             try:
-                vectors = provider.embed_batch([by_hash[h] for h in part])
-            except Exception as exc:
+                vectors = embed_texts(provider, [by_hash[h] for h in part])
+            except ProviderError as exc:
                 raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
-            if len(vectors) != len(part):
-                raise EmbeddingFailed(f"provider {provider.id} returned {len(vectors)} vectors for {len(part)} texts")
+            if self.vector_dims is None:
+                self.vector_dims = len(vectors[0])
+            if len(vectors[0]) != self.vector_dims:
+                raise VectorSizeChanged(self.vector_dims, len(vectors[0]))
             fresh.update(zip(part, vectors, strict=True))
         if fresh:
             now = int(time.time() * 1000)
@@ -357,7 +322,6 @@ class Indexer:
                             [(h, json.dumps(v, separators=(",", ":")), len(v)) for h, v in fresh.items()], now)
         report.embedded += len(fresh)
         report.cache_hits += len(chunks) - len([c for c in chunks if c.hash in fresh])
-        dims = next((len(v) for v in [*fresh.values(), *cached.values()] if v), None)
-        if dims is not None and store.capabilities.vector_available:
-            store.ensure_vector_table(dims)
+        if self.vector_dims is not None and store.capabilities.vector_available:
+            store.ensure_vector_table(self.vector_dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]

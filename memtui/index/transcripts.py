@@ -32,7 +32,7 @@ from typing import Any
 
 from memtui.index.redact import redact_sensitive_text
 from memtui.issues import FileIssue
-from memtui.jscompat import js_number, sha256_hex
+from memtui.jscompat import js_number, parse_json, sha256_hex
 
 WRAP_CHARS = 800
 DEFAULT_MAX_MESSAGE_CHARS = 100_000
@@ -174,7 +174,7 @@ def excluded_session_ids(sessions_dir: Path) -> tuple[set[str], list[FileIssue]]
     except OSError as exc:
         return set(), [FileIssue(rel, f"cannot read sessions.json: {exc.strerror or exc}")]
     try:
-        store = json.loads(raw.decode("utf-8", errors="replace"))
+        store = parse_json(raw.decode("utf-8", errors="replace"))
     except json.JSONDecodeError as exc:
         return set(), [
             FileIssue(
@@ -291,7 +291,7 @@ def _is_silent_reply(text: str) -> bool:
     if not (text.startswith("{") and text.endswith("}") and SILENT_REPLY_TOKEN in text):
         return False
     try:
-        parsed = json.loads(text)
+        parsed = parse_json(text)
     except json.JSONDecodeError:
         return False
     return (
@@ -483,7 +483,7 @@ def _render(raw: bytes, doc: SessionDocument, max_message_chars: int, heartbeat_
             text = segment.decode("utf-8", errors="replace")
             doc.issues.append(FileIssue(doc.rel_path, "invalid UTF-8 bytes replaced with U+FFFD", line_no))
         try:
-            record = json.loads(text)
+            record = parse_json(text)
         except json.JSONDecodeError as exc:
             if index == last_index:
                 reason = "incomplete last line (file still being written); not indexed yet"

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import stat
+import sys
 import threading
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
@@ -16,8 +20,12 @@ from memtui.index.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resol
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
 
+# The longest a burst of changes waits for its sync: max(4 × the debounce, 5 s).
+MAX_WAIT_FACTOR = 4
+MIN_MAX_WAIT_S = 5.0
 IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
 SESSION_DEBOUNCE_S = 5.0
+WALK_RECURSION_LIMIT = 12_000
 
 
 def is_ignored(path: str) -> bool:
@@ -31,27 +39,53 @@ def is_ignored(path: str) -> bool:
 
 
 class _Debouncer:
-    """Runs `action` once, `delay` seconds after the last `poke()`."""
+    """Runs `action` once, `delay` seconds after the last `poke()`, but at most `max_wait` seconds after the
+    first poke of a burst: steady writes (one a second, forever) still get synced."""
 
-    def __init__(self, delay: float, action: Callable[[], None]):
+    def __init__(self, delay: float, action: Callable[[], None], max_wait: float | None = None):
         self.delay = delay
+        self.max_wait = max(delay, max_wait if max_wait is not None else max(MAX_WAIT_FACTOR * delay, MIN_MAX_WAIT_S))
         self.action = action
         self._timer: threading.Timer | None = None
+        self._first: float | None = None
         self._lock = threading.Lock()
 
     def poke(self) -> None:
         with self._lock:
+            now = time.monotonic()
+            if self._first is None:
+                self._first = now
             if self._timer is not None:
                 self._timer.cancel()
-            self._timer = threading.Timer(self.delay, self.action)
+            due = min(now + self.delay, self._first + self.max_wait)
+            self._timer = threading.Timer(max(0.0, due - now), self._fire)
             self._timer.daemon = True
             self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            self._first = None
+            self._timer = None
+        self.action()
 
     def cancel(self) -> None:
         with self._lock:
             if self._timer is not None:
                 self._timer.cancel()
                 self._timer = None
+            self._first = None
+
+
+@contextlib.contextmanager
+def _recursion_room() -> Iterator[None]:
+    """Room for watchdog's recursive `os.walk` (one frame per folder level in Python 3.11): a path can only
+    hold about 2,000 levels before PATH_MAX stops the walk, and the default limit of 1,000 stops it first."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, WALK_RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 class _Handler(FileSystemEventHandler):
@@ -86,12 +120,15 @@ class MemoryWatcher:
     """Watches MEMORY.md, memory/, extra paths (and transcripts when sessions are indexed)."""
 
     def __init__(self, manager: WatchedIndex, *, debounce_ms: int | None = None,
-                 session_debounce_s: float = SESSION_DEBOUNCE_S):
+                 session_debounce_s: float = SESSION_DEBOUNCE_S, max_wait_s: float | None = None):
         self.manager = manager
         settings = manager.settings
         self.workspace = manager.env.workspace_dir
         delay = (settings.sync.watch_debounce_ms if debounce_ms is None else debounce_ms) / 1000
-        self._memory_debounce = _Debouncer(delay, self._flush_memory)
+        self._memory_debounce = _Debouncer(delay, self._flush_memory, max_wait_s)
+        self._memory_handler: _Handler | None = None
+        self._memory_watch: object | None = None
+        self._watch_lock = threading.Lock()
         self._changed: set[str] = set()
         self._changed_all = False
         self._changed_lock = threading.Lock()
@@ -130,6 +167,8 @@ class MemoryWatcher:
         return any(target == extra or (extra.is_dir() and extra in target.parents) for extra in self._extras)
 
     def _on_memory_change(self, path: str) -> None:
+        if Path(path) == self.workspace / MEMORY_DIR:
+            self._watch_memory_dir(renew=True)
         rel = rel_path(self.workspace, Path(path))
         with self._changed_lock:
             if path.endswith(".md") and not os.path.isdir(path):
@@ -176,13 +215,8 @@ class MemoryWatcher:
         if settings.sync.watch and "memory" in settings.sources:
             observer = Observer()
             memory_handler = _Handler(self._accept_memory, self._on_memory_change)
+            self._observer, self._memory_handler = observer, memory_handler
             observer.schedule(memory_handler, str(self.workspace), recursive=False)
-            memory_dir = self.workspace / MEMORY_DIR
-            if memory_dir.is_dir() and not memory_dir.is_symlink():
-                observer.schedule(memory_handler, str(memory_dir), recursive=True)
-            for target in self._extras:
-                observer.schedule(memory_handler, str(target if target.is_dir() else target.parent),
-                                  recursive=target.is_dir())
             sessions_dir = self.manager.env.sessions_dir
             if self._tracker is not None and sessions_dir.is_dir():
                 for transcript in sessions_dir.glob("*.jsonl"):
@@ -191,10 +225,47 @@ class MemoryWatcher:
                                   recursive=False)
             observer.daemon = True
             observer.start()
-            self._observer = observer
+            # Recursive watches walk their tree when scheduled on a running observer: guarded one by one.
+            self._watch_memory_dir()
+            for target in self._extras:
+                self._schedule(target if target.is_dir() else target.parent, target.is_dir())
         if settings.sync.on_session_start:
             self.manager.request_sync("session-start")
         self._schedule_interval()
+
+    def _watch_memory_dir(self, *, renew: bool = False) -> None:
+        """Watch `memory/` recursively: at start, and anew (`renew`) on any event of the folder itself, as one
+        created after the start, or deleted and made again (maybe with the same inode number), needs a new
+        watch; a symlinked one is not watched, as it is not indexed."""
+        memory_dir = self.workspace / MEMORY_DIR
+        with self._watch_lock:
+            if self._observer is None or self._memory_handler is None:
+                return
+            if renew and self._memory_watch is not None:
+                with contextlib.suppress(KeyError, OSError):
+                    self._observer.unschedule(self._memory_watch)  # type: ignore[arg-type]
+                self._memory_watch = None
+            if self._memory_watch is not None:
+                return
+            try:
+                if not stat.S_ISDIR(os.lstat(memory_dir).st_mode):
+                    return
+            except OSError:
+                return
+            self._memory_watch = self._schedule(memory_dir, True)
+
+    def _schedule(self, folder: Path, recursive: bool) -> object | None:
+        """Watch `folder`; when its tree cannot be walked, say so in a "failed" event and go on without it."""
+        assert self._observer is not None and self._memory_handler is not None
+        try:
+            with _recursion_room():
+                return self._observer.schedule(self._memory_handler, str(folder), recursive=recursive)
+        except (RecursionError, OSError) as exc:
+            reason = "nested too deeply" if isinstance(exc, RecursionError) else exc.strerror
+            where = rel_path(self.workspace, folder)
+            self.manager.emit(IndexEvent("failed", reason="watch", error=f"cannot watch {where} ({reason}); "
+                                         "changes there are indexed by the next `memtui index`"))
+            return None
 
     def _schedule_interval(self) -> None:
         minutes = self.manager.settings.sync.interval_minutes

@@ -9,7 +9,7 @@ from datetime import date
 from pathlib import Path
 
 from memtui.errors import PathError
-from memtui.jscompat import js_path_resolve
+from memtui.settings.paths import resolve_extra_path
 
 ROOT_MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
@@ -45,28 +45,33 @@ def canonical_root_memory(workspace_dir: Path) -> Path | None:
 
 
 def _walk_markdown(directory: Path) -> list[Path]:
-    """Recursive walk: symlinks (files and dirs) and `.openclaw-repair` skipped, `.md` files kept."""
+    """Depth-first walk in name order: symlinks (files and dirs) and `.openclaw-repair` skipped, `.md` files
+    kept. Iterative, so a folder nested thousands of levels deep is walked like any other."""
     found: list[Path] = []
-    try:
-        entries = sorted(os.scandir(directory), key=lambda e: e.name)
-    except OSError:
-        return found
-    for entry in entries:
+    pending: list[list[os.DirEntry[str]]] = [_sorted_entries(directory)]
+    while pending:
+        entries = pending[-1]
+        if not entries:
+            pending.pop()
+            continue
+        entry = entries.pop(0)
         if entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
-            if entry.name == REPAIR_DIR:
-                continue
-            found.extend(_walk_markdown(Path(entry.path)))
+            if entry.name != REPAIR_DIR:
+                pending.append(_sorted_entries(Path(entry.path)))
         elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
             found.append(Path(entry.path))
     return found
 
 
-def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
-    """An `extraPaths` entry as OpenClaw's `normalizeExtraMemoryPaths` reads it: absolute or relative to the
-    workspace, by plain `path.resolve` — a leading `~` is a folder named `~` in the workspace, not HOME."""
-    return js_path_resolve(workspace_dir, raw.strip())
+def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
+    try:
+        with os.scandir(directory) as entries:
+            return sorted(entries, key=lambda e: e.name)
+    except OSError:
+        return []
+
 
 
 def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
@@ -108,12 +113,27 @@ def daily_date(rel: str) -> date | None:
         return None
 
 
+@dataclass(frozen=True)
+class MemoryLocation:
+    """A memory file and the folder it is confined to: nothing below `root` may be a symlink."""
+
+    root: Path
+    target: Path
+
+
 def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str, ...] | list[str] = ()) -> Path:
-    """Validate a `memory_get` path and return the file; raise PathError("path required") otherwise.
+    """Validate a `memory_get` path and return the file; raise PathError("path required") otherwise."""
+    return memory_location(workspace_dir, rel, extra_paths).target
+
+
+def memory_location(workspace_dir: Path, rel: str, extra_paths: tuple[str, ...] | list[str] = ()) -> MemoryLocation:
+    """Validate a `memory_get` path (lexically; nothing is opened) and return where it lives.
 
     Allowed: MEMORY.md, DREAMS.md/dreams.md, anything under `memory/`, anything under an extra path
-    (which may sit outside the workspace, reached as `../…`); `.md` only, no symlink on the way,
-    no absolute paths, and no `..` that leaves those places.
+    (which may sit outside the workspace, reached as `../…`); `.md` only, no absolute paths, and no `..`
+    that leaves those places. The root is the workspace, or the folder holding the extra path, so the
+    extra path itself must not be a symlink either (the listing skips symlinked extra paths). Opening
+    with `memtui.atomic.open_beneath(root, …)` refuses a symlink anywhere below the root.
     """
     text = rel.strip() if isinstance(rel, str) else ""
     if not text or "\x00" in text or text.startswith(("/", "\\", "~")) or re.match(r"^[A-Za-z]:", text):
@@ -122,25 +142,13 @@ def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str
         raise PathError("path required")
     workspace = Path(os.path.normpath(workspace_dir))
     target = Path(os.path.normpath(workspace / text.replace("\\", "/")))
-    roots: list[Path] = []
     dotdot = ".." in text.replace("\\", "/").split("/")
     is_root_file = target == workspace / ROOT_MEMORY_FILE or (
         target.parent == workspace and target.name.lower() == "dreams.md")
     if not dotdot and (is_root_file or (workspace / MEMORY_DIR) in target.parents):
-        roots.append(workspace)
-    else:
-        for raw in extra_paths:
-            extra = Path(os.path.normpath(resolve_extra_path(workspace, raw)))
-            if extra.is_symlink():  # OpenClaw skips a symlinked extra path, for reading as for indexing
-                continue
-            if target == extra or extra in target.parents:
-                roots.append(extra.parent if target == extra else extra)
-                break
-    if not roots:
-        raise PathError("path required")
-    probe = roots[0]
-    for part in target.relative_to(roots[0]).parts:
-        probe = probe / part
-        if probe.is_symlink():
-            raise PathError("path required")
-    return target
+        return MemoryLocation(workspace, target)
+    for raw in extra_paths:
+        extra = Path(os.path.normpath(resolve_extra_path(workspace, raw)))
+        if target == extra or extra in target.parents:
+            return MemoryLocation(extra.parent, target)
+    raise PathError("path required")

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.index.events import EventHub, IndexEvent
+from memtui.jscompat import parse_json
 from memtui.manager import MemoryManager
 from memtui.qmd.collections import SESSIONS_SOURCE, Collection, build_collections, export_sessions
 from memtui.qmd.parser import (
@@ -123,7 +124,7 @@ class QmdMemoryManager(EventHub):
         self.version = probe_qmd(self.qmd.command, self.process_env, PROBE_TIMEOUT_S)
         state_path = self._managed_state_path()
         try:
-            managed: dict[str, Any] = json.loads(state_path.read_text(encoding="utf-8"))
+            managed: dict[str, Any] = parse_json(state_path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             managed = {}
         existing = self._list_collections()
@@ -319,7 +320,7 @@ class QmdMemoryManager(EventHub):
                        for h in hits if h.source != SESSIONS_SOURCE and not h.path.startswith("qmd/")]
         if self.env.read_only or not memory_hits:
             return
-        from memtui.dreaming.signals import record_search_hits
+        from memtui.dreaming.recalls import record_search_hits
 
         record_search_hits(self.env.workspace_dir, query, memory_hits, tz=self.env.dreaming.tz())
 

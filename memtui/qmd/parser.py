@@ -10,6 +10,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from memtui.jscompat import parse_json
 from memtui.qmd.collections import MEMORY_SOURCE, Collection
 
 NO_RESULTS = "No results found"
@@ -97,7 +98,7 @@ def parse_qmd_query_json(stdout: str, stderr: str = "") -> list[QmdResultItem]:
         return []
     text = stdout.strip()
     try:
-        value = json.loads(text)
+        value = parse_json(text)
     except ValueError:
         value = _first_array(text)
     if not isinstance(value, list):

@@ -9,25 +9,25 @@ from __future__ import annotations
 
 import json
 import math
+import operator
+import struct
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, embed_query_text
 from memtui.index.store import ChunkRow, DriverError, Store
-from memtui.search.accelerator import FastIndex
 from memtui.search.fts_query import (
     KeywordQuery,
     build_and_query,
     build_or_query,
+    cap_query,
     contains_short_cjk,
     single_term_query,
+    stemmed_match,
 )
-from memtui.search.query_expansion import openclaw_keywords
 from memtui.search.ranking import (
     bm25_rank_to_score,
     decay_multiplier,
@@ -39,7 +39,23 @@ from memtui.search.ranking import (
 )
 from memtui.settings.config import MemorySearchSettings
 
+if TYPE_CHECKING:
+    from memtui.search.accelerator import FastIndex
+
 MAX_CANDIDATES = 200
+# The memtui profile's (vector, text) hybrid weights when the config sets none (OpenClaw: 0.7, 0.3); both
+# sides are scored relative to their best candidate there. Chosen with `memtui eval` on SciFact train and
+# LoCoMo dev with the local MiniLM model (benchmarks/BENCHMARKS.md has the before/after numbers).
+MEMTUI_WEIGHTS = (0.4, 0.6)
+
+
+def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float, float]:
+    """(vector, text) weights a profile searches with: the configured ones, or the memtui profile's own defaults
+    when the config sets none."""
+    hybrid = settings.query.hybrid
+    if profile == "memtui" and not hybrid.weights_configured:
+        return MEMTUI_WEIGHTS
+    return hybrid.vector_weight, hybrid.text_weight
 
 
 @dataclass
@@ -57,6 +73,7 @@ class Candidate:
     bm25: float | None = None
     vector_rank: int | None = None
     text_rank: int | None = None
+    cosine: float | None = None
     matched_by: list[str] = field(default_factory=list)
     base_score: float = 0.0
     decay: float = 1.0
@@ -87,6 +104,7 @@ class Candidate:
             "vectorScore": self.vector_score,
             "textScore": self.text_score,
             "bm25": self.bm25,
+            "cosine": self.cosine,
             "vectorRank": self.vector_rank,
             "textRank": self.text_rank,
             "matchedBy": list(self.matched_by),
@@ -130,6 +148,8 @@ class SearchResponse:
     vector_skipped: str | None
     elapsed_ms: float
     text_normalization: str | None = None
+    vector_normalization: str | None = None
+    threshold_rule: str = "score >= minScore"
 
     def explain(self) -> dict[str, Any]:
         """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
@@ -151,6 +171,8 @@ class SearchResponse:
             "candidates": len(self.candidates),
             "vectorSkipped": self.vector_skipped,
             "textNormalization": self.text_normalization,
+            "vectorNormalization": self.vector_normalization,
+            "thresholdRule": self.threshold_rule,
             "searchMs": round(self.elapsed_ms, 2),
         }
 
@@ -168,6 +190,7 @@ class Searcher:
         self.profile = profile
         self._mtimes_source = mtimes
         self._mtimes: dict[str, float] | None = None
+        self._rowid_of: dict[str, int] = {}  # chunk id → rowid of the accelerator's hits
 
     def _mtime(self, path: str) -> float | None:
         if self._mtimes is None:
@@ -181,6 +204,7 @@ class Searcher:
                query_vector: Sequence[float] | None = None) -> SearchResponse:
         """Search; `query_vector` skips embedding the query (tests, benchmarks, TUI re-ranking)."""
         started = time.perf_counter()
+        query = cap_query(query)
         options = options or SearchOptions()
         now = now or datetime.now(UTC)
         settings = self.settings
@@ -191,13 +215,13 @@ class Searcher:
         hybrid = settings.query.hybrid
         limit = min(MAX_CANDIDATES, max(1, math.floor(max_results * hybrid.candidate_multiplier)))
         sources = [s for s in (options.sources or settings.sources) if s in settings.sources] or list(settings.sources)
-        caps = self.store.capabilities
-        fts_on = caps.fts_available and hybrid.enabled
+        fts_on = self.store.fts_available and hybrid.enabled
         keyword = self._keyword_query(query) if query.strip() else None
+        weights = hybrid_weights(settings, self.profile)
         response = SearchResponse(
             query=query, profile=self.profile, mode="fts-only", results=[], candidates=[], keyword=keyword,
             keyword_fallback_terms=[], min_score=min_score, max_results=math.trunc(max_results), candidate_limit=limit,
-            vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight, relaxed=False, filtered_count=0,
+            vector_weight=weights[0], text_weight=weights[1], relaxed=False, filtered_count=0,
             vector_skipped=None, elapsed_ms=0.0,
         )
         if not query.strip():
@@ -222,7 +246,10 @@ class Searcher:
                 return found, False
         try:
             if self.profile == "memtui" and self.store.has_stemmed_index:
-                return self.store.stemmed_search(match, limit, model=model, sources=sources), False
+                stemmed = stemmed_match(terms)
+                if stemmed is None:
+                    return [], False
+                return self.store.stemmed_search(stemmed, limit, model=model, sources=sources), False
             if self.store.fts_tokenizer == "trigram":
                 return self._trigram_keyword(match, limit, sources, model, terms), False
             return self.store.keyword_search(match, limit, model=model, sources=sources), False
@@ -248,7 +275,7 @@ class Searcher:
 
     def _fts_only(self, response: SearchResponse, query: str, sources: list[str], now: datetime) -> None:
         keyword = response.keyword
-        if keyword is None or keyword.match is None or not self.store.capabilities.fts_available:
+        if keyword is None or keyword.match is None or not self.store.fts_available:
             return
         if self.profile == "openclaw":
             found = self._openclaw_keyword_hits(response, query.strip(), sources)
@@ -279,6 +306,8 @@ class Searcher:
         rows, used_like = self._keyword(response.keyword.match, limit, sources, None, response.keyword.terms)
         searches = [(query, "fts", rows, used_like)] if rows else []
         if not rows:
+            from memtui.search.query_expansion import openclaw_keywords  # regex and the stop words, when needed
+
             terms = openclaw_keywords(query, trigram=self.store.fts_tokenizer == "trigram") or [query]
             response.keyword_fallback_terms = terms
             for term in terms:
@@ -323,7 +352,7 @@ class Searcher:
         # Merged in OpenClaw's order (vector hits first, then keyword-only hits), so score ties
         # keep the same order after the stable sort.
         found: dict[str, Candidate] = {}
-        vector = list(query_vector) if query_vector is not None else self.provider.embed_query(query)
+        vector = list(query_vector) if query_vector is not None else embed_query_text(self.provider, query)
         if not any(vector):
             response.vector_skipped = "query embedding is all zeros"
         else:
@@ -338,6 +367,9 @@ class Searcher:
                 continue
             merged.text_score, merged.bm25, merged.text_rank = hit.text_score, hit.bm25, hit.text_rank
             merged.matched_by = [*hit.matched_by, "vector"]
+        if self.profile == "memtui" and fts_on:
+            self._memtui_fusion(response, list(found.values()), vector, now)
+            return
         weights = (response.vector_weight, response.text_weight)
         for candidate in found.values():
             if fts_on:
@@ -358,6 +390,69 @@ class Searcher:
         if relaxed:
             response.relaxed = True
             self._select(response, relaxed, "relaxed")
+
+    def _memtui_fusion(self, response: SearchResponse, candidates: list[Candidate], vector: Sequence[float],
+                       now: datetime) -> None:
+        """memtui profile, hybrid: each side relative to its best candidate, weighted, and minScore on the evidence.
+
+        * The vector side is the cosine over the best candidate cosine, and a keyword-only candidate gets its
+          real cosine (OpenClaw counts it as 0, which buries keyword hits whenever the model is weak). The text
+          side is bm25 over the best keyword hit's (`_normalize_text_scores`).
+        * minScore is a floor on the evidence, not on the fused number: a candidate passes when its keyword
+          score r/(1+r) (what FTS-only mode thresholds) or its cosine reaches it. So turning the model on never
+          drops a keyword hit that keyword-only search returns, and a purely semantic hit still needs a cosine
+          of minScore. With nothing passing, the keyword hits are returned (relaxed), as in FTS-only mode.
+        """
+        if any(vector):
+            missing = [c for c in candidates if c.vector_score is None]
+            cosines = self._cosines(vector, [c.id for c in missing]) if missing else {}
+            for candidate in missing:
+                candidate.vector_score = cosines.get(candidate.id)
+        best = max((c.vector_score for c in candidates if c.vector_score is not None), default=0.0)
+        for candidate in candidates:
+            candidate.cosine = candidate.vector_score
+            if candidate.vector_score is not None and best > 0:
+                candidate.vector_score = max(0.0, candidate.vector_score) / best
+        if best > 0:
+            response.vector_normalization = "cosine / best candidate cosine"
+        for candidate in candidates:
+            candidate.base_score = response.vector_weight * (candidate.vector_score or 0.0) + (
+                response.text_weight * (candidate.text_score or 0.0))
+        self._decay_and_sort(candidates, now)
+        response.candidates = candidates
+        response.threshold_rule = "keyword r/(1+r) or cosine >= minScore"
+        passing = [c for c in candidates if _evidence(c) >= response.min_score]
+        response.filtered_count = len(candidates) - len(passing)
+        if passing:
+            self._select(response, passing, "evidence")
+            return
+        keyword_hits = [c for c in candidates if c.text_rank is not None]
+        if keyword_hits:
+            response.relaxed = True
+            self._select(response, keyword_hits, "relaxed")
+
+    def _cosines(self, vector: Sequence[float], ids: list[str]) -> dict[str, float]:
+        """Cosine similarity of the query to specific chunks: from the accelerator's matrix when it holds them,
+        else from their stored embeddings."""
+        if self.fast is not None and all(i in self._rowid_of for i in ids):
+            by_rowid = self.fast.similarities(vector, [self._rowid_of[i] for i in ids])
+            if by_rowid is not None:
+                return {i: by_rowid[self._rowid_of[i]] for i in ids if self._rowid_of[i] in by_rowid}
+        query_norm = math.sqrt(sum(x * x for x in vector))
+        result: dict[str, float] = {}
+        # sqlite-vec's BLOBs where it is loaded (what vector search itself reads), else the JSON column
+        blobs = self.store.vector_blobs_for(ids)
+        stored_vectors: dict[str, Sequence[float]] = {
+            chunk_id: struct.unpack(f"<{len(blob) // 4}f", blob) for chunk_id, blob in blobs.items()}
+        missing = [i for i in ids if i not in stored_vectors]
+        if missing:
+            stored_vectors.update(self.store.vectors_for_ids(missing))
+        for chunk_id, stored in stored_vectors.items():
+            length = min(len(stored), len(vector))
+            norm = math.sqrt(sum(x * x for x in stored[:length]))
+            if norm and query_norm and length:
+                result[chunk_id] = sum(map(operator.mul, stored[:length], vector[:length])) / (norm * query_norm)
+        return result
 
     @staticmethod
     def _normalize_text_scores(response: SearchResponse, hits: list[Candidate]) -> None:
@@ -390,6 +485,8 @@ class Searcher:
         parsed = [(row, json.loads(embedding)) for row, embedding in rows if embedding and embedding != "[]"]
         if not parsed:
             return []
+        import numpy as np
+
         query = np.asarray(vector, dtype=np.float64)
         scored: list[tuple[ChunkRow, float]] = []
         query_norm = float(np.linalg.norm(query))
@@ -408,6 +505,7 @@ class Searcher:
         rows = self.store.chunks_by_rowids([rowid for rowid, _ in ranked])
         if self.store.revision() != self.fast.revision:
             return None
+        self._rowid_of.update((row.id, rowid) for rowid, row in rows.items())
         return [(row, score) for rowid, score in ranked if (row := rows.get(rowid)) is not None]
 
     # -- shared tail ------------------------------------------------------------------------
@@ -450,3 +548,12 @@ class Searcher:
         for position, candidate in enumerate(results, start=1):
             candidate.rank = position
         response.results = results
+
+
+def _evidence(candidate: Candidate) -> float:
+    """A candidate's strongest single piece of evidence: keyword r/(1+r) (1 for a LIKE match) or its cosine."""
+    if candidate.bm25 is not None:
+        keyword = bm25_rank_to_score(candidate.bm25)
+    else:
+        keyword = 1.0 if "like" in candidate.matched_by else 0.0
+    return max(keyword, candidate.cosine or 0.0)

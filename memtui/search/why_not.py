@@ -12,6 +12,7 @@ import numpy as np
 from memtui.errors import PathError
 from memtui.index.store import ChunkRow, Store
 from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.fts_query import stemmed_match
 from memtui.search.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
 from memtui.settings.config import MemorySearchSettings
 
@@ -135,7 +136,8 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
         reasons.append("not a keyword candidate")
     if response.mode != "fts-only":
         if candidate.vector_rank is not None:
-            reasons.append(f"vector candidate #{candidate.vector_rank} (cosine {(candidate.vector_score or 0):.3f})")
+            cosine = candidate.cosine if candidate.cosine is not None else candidate.vector_score
+            reasons.append(f"vector candidate #{candidate.vector_rank} (cosine {(cosine or 0):.3f})")
         else:
             reasons.append(f"not among the top {response.candidate_limit} vector candidates")
     if candidate.decay < 1.0:
@@ -151,6 +153,10 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
     elif candidate.stage == "cut-by-max-results":
         position = response.candidates.index(candidate) + 1
         reasons.append(f"passed the threshold but sits at #{position}; maxResults is {response.max_results}")
+    elif candidate.stage == "below-min-score" and response.threshold_rule != "score >= minScore":
+        keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
+        reasons.append(f"neither its keyword score {keyword:.3f} nor its cosine {(candidate.cosine or 0):.3f} "
+                       f"reaches minScore (both < minScore {response.min_score:.3f})")
     elif candidate.stage == "below-min-score":
         reasons.append(f"score {candidate.score:.3f} < minScore {response.min_score:.3f}")
     return why
@@ -173,6 +179,8 @@ def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *
     reasons = why.reasons
     match = response.keyword.match if response.keyword else None
     stemmed = response.profile == "memtui" and manager.store.has_stemmed_index
+    if stemmed and response.keyword is not None:
+        match = stemmed_match(response.keyword.terms)
     bm25 = manager.store.bm25_for_ids(match, [chunk_id], stemmed=stemmed).get(chunk_id) if match else None
     if bm25 is None:
         reasons.append(f"not a keyword candidate: does not match the keyword query {match or '(none)'}")

@@ -13,10 +13,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import json5
-
 from memtui.errors import ConfigError
+from memtui.jscompat import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.values import MULTIMODAL_MAX_FILE_BYTES, multimodal_modalities
 
 SOURCES = ("memory", "sessions")
 PROFILES = ("memtui", "openclaw")
@@ -167,7 +167,9 @@ class DecaySettings:
 
 @dataclass(frozen=True)
 class HybridSettings:
-    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1."""
+    """Hybrid merge settings (`query.hybrid`); weights are normalised to sum to 1. `weights_configured` says
+    whether the config (or live tuning) set them, as opposed to OpenClaw's 0.7/0.3 defaults (the `memtui`
+    ranking profile has defaults of its own)."""
 
     enabled: bool = True
     vector_weight: float = 0.7
@@ -175,6 +177,7 @@ class HybridSettings:
     candidate_multiplier: float = 4
     mmr: MMRSettings = field(default_factory=MMRSettings)
     temporal_decay: DecaySettings = field(default_factory=DecaySettings)
+    weights_configured: bool = False
 
 
 @dataclass(frozen=True)
@@ -194,14 +197,9 @@ class CacheSettings:
     max_entries: int | None = None
 
 
-MULTIMODAL_MODALITIES = ("image", "audio")
-MULTIMODAL_MAX_FILE_BYTES = 10 * 1024 * 1024
-
-
 @dataclass(frozen=True)
 class MultimodalSettings:
-    """Multimodal indexing of extra paths (`multimodal`), normalized as OpenClaw does: no modalities when
-    off, every modality for `all` or none given; memtui indexes text only."""
+    """Multimodal indexing of extra paths (`multimodal`, normalized as OpenClaw does); memtui indexes text only."""
 
     enabled: bool = False
     modalities: tuple[str, ...] = ()
@@ -248,9 +246,14 @@ _ENV_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
     """Parse JSON5 config text; errors name the file, line and column."""
+    import json5  # ~1.5 ms: not loaded when there is no config file
+
     where = str(path) if path else "<config>"
     try:
         data = json5.loads(text)
+    except RecursionError:
+        raise ConfigError(f"{where}: invalid JSON5: nested too deeply to read",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only") from None
     except ValueError as exc:
         match = _JSON5_POS.search(str(exc).replace("\r", "\\r").replace("\n", "\\n"))
         if match:
@@ -259,6 +262,9 @@ def parse_config_text(text: str, path: Path | None = None) -> LoadedConfig:
         raise ConfigError(f"{where}: invalid JSON5: {exc}") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{where}:1:1: the config must be a JSON5 object, not {type(data).__name__}")
+    if too_deep(data):
+        raise ConfigError(f"{where}: invalid JSON5: nested more than {MAX_JSON_DEPTH} levels deep",
+                          "flatten the deeply nested value; OpenClaw's settings nest a few levels only")
     loaded = LoadedConfig(raw=data, path=path)
     loaded.raw = _substitute_env(data, loaded.warnings, where)
     _check_memory_keys(loaded)
@@ -323,7 +329,6 @@ def _check_memory_keys(loaded: LoadedConfig) -> None:
     memory = raw.get("memory")
     if isinstance(memory, dict) and isinstance(memory.get("search"), dict):
         _check_keys(memory["search"], _MEMORY_SEARCH_SCHEMA, "memory.search", loaded.warnings, where)
-
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -391,6 +396,22 @@ class _Reader:
         return dict(value)
 
 
+def _chunking(tokens: float | None, overlap: float | None, where: str) -> tuple[int, int]:
+    """`chunking.tokens` and `.overlap`, refused when they cannot make chunks (OpenClaw would clamp them
+    silently into an index of one-token chunks, or of chunks that are all overlap). The default overlap
+    (80) shrinks to fit a smaller `tokens`."""
+    assert tokens is not None
+    if tokens != int(tokens) or tokens < 1:
+        raise ConfigError(f"{where}: memorySearch.chunking.tokens must be a whole number of at least 1, "
+                          f"got {tokens:g}", "the default is 400")
+    if overlap is None:
+        return int(tokens), min(80, int(tokens) - 1)
+    if overlap != int(overlap) or not 0 <= overlap < tokens:
+        raise ConfigError(f"{where}: memorySearch.chunking.overlap must be a whole number from 0 to "
+                          f"{int(tokens) - 1} (below chunking.tokens), got {overlap:g}", "the default is 80")
+    return int(tokens), int(overlap)
+
+
 def _clamp(value: float, low: float, high: float) -> float:
     return max(low, min(high, value))
 
@@ -437,24 +458,11 @@ def memory_search_block(raw: dict[str, Any], agent_id: str) -> dict[str, Any]:
     return merged
 
 
-
-def _multimodal(r: _Reader) -> MultimodalSettings:
-    """`normalizeMemoryMultimodalSettings`: modalities only when enabled; `all` or none listed means every one."""
-    enabled = r.bool("multimodal.enabled", False)
-    listed = r.str_list("multimodal.modalities") if get_path(r.block, "multimodal", "modalities") is not None else None
-    if not enabled:
-        modalities: tuple[str, ...] = ()
-    elif listed is None or "all" in listed:
-        modalities = MULTIMODAL_MODALITIES
-    else:
-        modalities = tuple(dict.fromkeys(m for m in listed if m in MULTIMODAL_MODALITIES))
-    max_bytes = max(1, math.floor(r.number("multimodal.maxFileBytes", MULTIMODAL_MAX_FILE_BYTES)))
-    return MultimodalSettings(enabled=enabled, modalities=modalities, max_file_bytes=max_bytes)
-
-
 def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<config>") -> MemorySearchSettings:
     """Resolve the agent's memorySearch settings with OpenClaw 2026.4 defaults and clamps (§13)."""
     r = _Reader(memory_search_block(raw, agent_id), "memorySearch", where)
+    multimodal_on = r.bool("multimodal.enabled", False)
+    listed = r.str_list("multimodal.modalities") if get_path(r.block, "multimodal", "modalities") is not None else None
     session_memory = r.bool("experimental.sessionMemory", False)
     requested = r.str_list("sources") or ["memory"]
     unknown = [s for s in requested if s not in SOURCES]
@@ -464,9 +472,10 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     if not sources:
         sources = ["memory"]
 
-    tokens = max(1, int(r.number("chunking.tokens", 400)))
-    overlap = int(_clamp(int(r.number("chunking.overlap", 80)), 0, tokens - 1))
+    tokens, overlap = _chunking(r.number("chunking.tokens", 400), r.number("chunking.overlap", None), where)
 
+    weights_configured = any(r.number(f"query.hybrid.{key}", None) is not None
+                             for key in ("vectorWeight", "textWeight"))
     vector_weight = _clamp(float(r.number("query.hybrid.vectorWeight", 0.7)), 0, 1)
     text_weight = _clamp(float(r.number("query.hybrid.textWeight", 0.3)), 0, 1)
     total = vector_weight + text_weight
@@ -494,7 +503,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
         enabled=r.bool("enabled", True),
         sources=tuple(sources),
         extra_paths=tuple(dict.fromkeys(p.strip() for p in r.str_list("extraPaths") if p.strip())),
-        multimodal=_multimodal(r),
+        multimodal=MultimodalSettings(multimodal_on, multimodal_modalities(multimodal_on, listed), max(
+            1, math.floor(r.number("multimodal.maxFileBytes", MULTIMODAL_MAX_FILE_BYTES)))),
         session_memory=session_memory,
         provider=(r.str("provider", "auto") or "auto").strip() or "auto",
         model=(r.str("model", "") or "").strip(),
@@ -548,6 +558,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
                 enabled=r.bool("query.hybrid.enabled", True),
                 vector_weight=vector_weight,
                 text_weight=text_weight,
+                weights_configured=weights_configured,
                 candidate_multiplier=_clamp(float(r.number("query.hybrid.candidateMultiplier", 4)), 1, 20),
                 mmr=MMRSettings(
                     enabled=r.bool("query.hybrid.mmr.enabled", False),
@@ -571,7 +582,7 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = _clamp(vector_weight, 0, 1), _clamp(text_weight, 0, 1)
     total = vw + tw
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
-    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw)
+    hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
 
 

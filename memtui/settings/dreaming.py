@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import UTC, datetime, tzinfo
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from memtui.errors import ConfigError
 from memtui.settings.raw import get_path
@@ -78,6 +77,8 @@ def resolve_timezone(name: str | None) -> tzinfo:
     if not name:
         local = datetime.now().astimezone().tzinfo
         return local if local is not None else UTC
+    from zoneinfo import ZoneInfo, ZoneInfoNotFoundError  # only when a zone is named (a search records recalls)
+
     try:
         return ZoneInfo(name)
     except (ZoneInfoNotFoundError, ValueError) as exc:

@@ -7,51 +7,87 @@ own all UI state.
 
 from __future__ import annotations
 
-from textual.app import App, ComposeResult
-from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane
+import sys
 
-from memtui.tui.actions import ACTIONS, bindings
+from textual.app import App, ComposeResult
+from textual.binding import Binding
+from textual.containers import Horizontal, Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
+
+from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for
 from memtui.tui.commands import MemtuiCommands
 from memtui.tui.controllers import (
     BrowserController,
     CurationController,
     IndexController,
+    PaneController,
     SearchController,
     TuningController,
 )
+from memtui.tui.keys import keys_display
+from memtui.tui.lag import TICK, LagProbe
 from memtui.tui.screens import HelpScreen
-from memtui.tui.widgets import FileViewer, FilterInput, IndexStatusBar, MemoryBrowser, ResultsTable, TracePanel
+from memtui.tui.screens.help import help_intro, key_rows, live_bindings
+from memtui.tui.widgets import (
+    FileViewer,
+    FilterInput,
+    IndexStatusBar,
+    MemoryBrowser,
+    ResultsTable,
+    SearchInput,
+    TracePanel,
+)
 
 SCREEN_INDEPENDENT = frozenset({"help", "quit"})
-MAIN_SCREEN_ACTIONS = frozenset(a.action for a in ACTIONS) - SCREEN_INDEPENDENT
+MAIN_SCREEN_ACTIONS = frozenset(a.name for a in ACTIONS) - SCREEN_INDEPENDENT
 EDITOR_ACTIONS = frozenset({"save", "leave_edit"})
+GIL_SWITCH = 0.001  # seconds a worker thread may hold the GIL while the UI thread waits (Python's default: 5 ms)
 SCREENSHOT_IDLE_TICKS = 12  # 1.2 s idle: the footer, rebuilt on focus changes, paints late headless
+# The panes of the main screen's help, in screen order: (title, selector of the widget holding its keys).
+HELP_PANES = (("Search box", "#query"), ("Files", "#browser"), ("Results", "#results"), ("Trace", "#trace"),
+              ("File viewer and editor", "#viewer"))
 
 
-class MemtuiApp(SearchController, BrowserController, TuningController, CurationController, IndexController):
+class MemtuiApp(PaneController, SearchController, BrowserController, TuningController, CurationController,
+                IndexController):
     """See, search, tune and curate one agent's memory."""
 
     CSS_PATH = "app.tcss"
     TITLE = "memtui"
     COMMANDS = App.COMMANDS | {MemtuiCommands}
-    BINDINGS = bindings()
+    BINDINGS = bindings_for("app")
     _idle_ticks = 0
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Main-screen actions are off (and out of the footer) while another screen is on top."""
+        """Main-screen actions are off (and out of the footer) while another screen is on top; on a dialog,
+        `q` and `?` belong to the dialog."""
         if action in SCREEN_INDEPENDENT:
-            return True
+            return not isinstance(self.screen, ModalScreen)
         if self.screen is not self.screen_stack[0]:
             return action not in MAIN_SCREEN_ACTIONS
+        if action in PRIORITY_ACTIONS and self.typing():
+            return False
         if action in EDITOR_ACTIONS:
             return self.viewer.editing
+        if action == "clear_file_filter":
+            return bool(self.browser.filter_text) or self.query_one("#browser-filter").display
         return True
+
+    def typing(self) -> bool:
+        """True while a text box (the query, the filter, the editor) has the focus: printable keys type."""
+        focused = self.focused
+        return isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
+
+    def get_key_display(self, binding: Binding) -> str:
+        """Keys as people write them (`/`, `?`, `F1`, `Esc`)."""
+        return binding.key_display or keys_display(binding.key, first=True)
 
     def compose(self) -> ComposeResult:
         """Search row, browser | results + detail | tuning, status bar, footer."""
         with Horizontal(id="search-row"):
-            yield Input(placeholder="Search memory…  (/ to focus, Enter to jump to the results)", id="query")
+            yield SearchInput(placeholder="Search memory…  (/ to come back here, Enter for the results, Esc to leave)",
+                              id="query")
             yield Static("", id="search-info")
         with Horizontal(id="body"):
             with Vertical(id="side"):
@@ -65,28 +101,52 @@ class MemtuiApp(SearchController, BrowserController, TuningController, CurationC
                     with TabPane("File", id="tab-file"):
                         yield FileViewer(id="viewer")
         yield IndexStatusBar(id="status-bar")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        """Apply the keymap, fill the browser and status, start indexing when needed."""
+        """Apply the keymap, list the files and read the status in workers, start indexing when needed."""
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
-        self.query_one("#search-row", Horizontal).border_title = "Search"
+        self.query_one("#search-row").border_title = "1 Search"
+        self.query_one("#browser").border_title = "2 Files"
+        self.results.border_title = "3 Results"
+        self.query_one("#detail").border_title = "4 Trace · File"
+        sys.setswitchinterval(GIL_SWITCH)
         self.refresh_browser()
-        self.refresh_status()
         self.listen_to_engine()
-        self.query_input.focus()
+        self._apply_sidebar()
         if self.initial_query:
             self.query_input.value = self.initial_query
+        elif self.query_one("#side").display:
+            self.browser.focus()
+        else:
+            self.results.focus()
         if self.screenshot_path is not None:
             self.set_interval(0.1, self._screenshot_when_idle)
+        probe = LagProbe.from_env()
+        if probe is not None:
+            self.set_interval(TICK, lambda: probe.sample(self.indexing))
 
     # -- screens ------------------------------------------------------------------------------
 
     def action_help(self) -> None:
-        """Open the help screen."""
-        rows = [(self.keymap_overrides.get(a.id, a.keys), a.id, a.title) for a in ACTIONS]
-        self.push_screen(HelpScreen(rows))
+        """Open the help of the screen on top: its keys as they are bound now, grouped by pane."""
+        keymap = self._keymap
+        if self.screen is self.screen_stack[0]:
+            groups = [(title, key_rows(live_bindings(self.query_one(selector), keymap)))
+                      for title, selector in HELP_PANES]
+            panel = self.tuning_panel
+            if panel is not None:
+                groups.append(("Tuning", key_rows(live_bindings(panel, keymap))))
+            groups.append(("Everywhere on this screen", key_rows(live_bindings(self, keymap))))
+            self.push_screen(HelpScreen("memtui: keys", groups, intro=help_intro("main")))
+            return
+        screen = self.screen
+        name = type(screen).__name__.removesuffix("Screen").lower()
+        groups = [(f"{name.title()} screen", key_rows(live_bindings(screen, keymap))),
+                  ("Everywhere", key_rows([b for b in live_bindings(self, keymap)
+                                           if b.action.split("(")[0] in SCREEN_INDEPENDENT]))]
+        self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name)))
 
     def action_sessions(self) -> None:
         """Open the sessions screen (when the session engine is installed)."""

@@ -1,4 +1,4 @@
-"""The command palette provider: one entry per user action."""
+"""The command palette provider: one entry per user action, with its current keys."""
 
 from __future__ import annotations
 
@@ -6,21 +6,22 @@ from functools import partial
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
-from memtui.tui.actions import ACTIONS
+from memtui.tui.actions import ACTIONS, UserAction
+from memtui.tui.keys import keys_display
 
 
 class MemtuiCommands(Provider):
-    """Every memtui action, titled `category: action`, with its current keys."""
+    """Every memtui action, titled `category: action`, with its keys (after the user's keymap)."""
 
-    def _keys(self, binding_id: str, default: str) -> str:
+    def _help(self, action: UserAction) -> str:
         keymap = getattr(self.app, "keymap_overrides", {})
-        return keymap.get(binding_id, default)
+        # Every "[" escaped: textual.markup.escape leaves tags like "[W]" alone, which markup then swallows.
+        return f"{action.help}  [{keys_display(keymap.get(action.id, action.keys))}]".replace("[", "\\[")
 
     async def discover(self) -> Hits:
         """All actions, in registry order."""
         for action in ACTIONS:
-            yield DiscoveryHit(action.title, partial(self.app.run_action, action.action),
-                               help=f"{action.help}  [{self._keys(action.id, action.keys)}]")
+            yield DiscoveryHit(action.title, partial(self.app.run_action, action.action), help=self._help(action))
 
     async def search(self, query: str) -> Hits:
         """Actions whose title matches `query`."""
@@ -29,4 +30,4 @@ class MemtuiCommands(Provider):
             score = matcher.match(action.title)
             if score > 0:
                 yield Hit(score, matcher.highlight(action.title), partial(self.app.run_action, action.action),
-                          help=f"{action.help}  [{self._keys(action.id, action.keys)}]")
+                          help=self._help(action))

@@ -20,6 +20,8 @@ def load_keymap(memtui_dir: Path) -> dict[str, str]:
         data = json5.loads(path.read_text(encoding="utf-8"))
     except ValueError as exc:
         raise ConfigError(f"{path}: not valid JSON5 ({exc})") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: not valid JSON5 (nested too deeply to read)") from None
     keymap = data.get("keymap", {}) if isinstance(data, dict) else {}
     if not isinstance(keymap, dict) or not all(isinstance(k, str) and isinstance(v, str)
                                                for k, v in keymap.items()):

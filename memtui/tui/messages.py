@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
 from memtui.index.indexer import Progress, SyncReport
 from memtui.search.engine import SearchResponse
+from memtui.tui.browser_model import BrowserEntry, Listing
 
 
 @dataclass
@@ -64,3 +66,37 @@ class FilesChanged(Message):
     """The watcher saw memory files change (workspace-relative paths)."""
 
     paths: tuple[str, ...]
+
+
+@dataclass
+class StatusReady(Message):
+    """`MemoryManager.status()`, computed in a worker; `full` (with the files on disk) opens the status view."""
+
+    status: dict[str, Any]
+    full: bool = False
+
+
+@dataclass
+class FilesListed(Message):
+    """The browser's entries, read from disk and grouped in a worker."""
+
+    listing: Listing
+
+
+@dataclass
+class FilesTracked(Message):
+    """Changed paths checked on disk in a worker: entries to add or replace, paths to remove."""
+
+    added: list[BrowserEntry]
+    removed: list[str]
+
+
+@dataclass
+class PromotionScored(Message):
+    """A hit to promote, with its score under the configured (not the live-tuned) settings."""
+
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float

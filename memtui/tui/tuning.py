@@ -2,10 +2,44 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from dataclasses import dataclass, fields, replace
 
-from memtui.search.engine import Candidate
-from memtui.settings.config import MemorySearchSettings, with_weights
+from memtui.errors import ConfigError
+from memtui.search.engine import Candidate, hybrid_weights
+from memtui.settings.config import PROFILES, MemorySearchSettings, with_weights
+
+
+@dataclass(frozen=True)
+class Knob:
+    """One tunable field: its label (as in openclaw.json), and for numbers the step and the allowed range."""
+
+    field: str
+    label: str
+    step: float = 0.0
+    low: float = 0.0
+    high: float = 1.0
+    integer: bool = False
+
+    @property
+    def numeric(self) -> bool:
+        """True for numbers (stepped and typed); False for switches and the profile."""
+        return self.step > 0
+
+
+KNOBS: tuple[Knob, ...] = (
+    Knob("profile", "profile"),
+    Knob("vector_weight", "vectorWeight", 0.05),
+    Knob("text_weight", "textWeight", 0.05),
+    Knob("candidate_multiplier", "candidateMultiplier", 1, 1, 20),
+    Knob("min_score", "minScore", 0.05),
+    Knob("max_results", "maxResults", 1, 1, 100, integer=True),
+    Knob("mmr_enabled", "MMR"),
+    Knob("mmr_lambda", "MMR lambda", 0.05),
+    Knob("decay_enabled", "temporal decay"),
+    Knob("half_life_days", "halfLifeDays", 5, 1, 3650, integer=True),
+)
+KNOBS_BY_FIELD = {knob.field: knob for knob in KNOBS}
 
 
 @dataclass(frozen=True)
@@ -27,13 +61,62 @@ class Tuning:
     def from_settings(cls, settings: MemorySearchSettings, profile: str) -> Tuning:
         """The knobs as configured."""
         hybrid = settings.query.hybrid
+        vector_weight, text_weight = hybrid_weights(settings, profile)
         return cls(
-            vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight,
+            vector_weight=vector_weight, text_weight=text_weight,
             candidate_multiplier=hybrid.candidate_multiplier, min_score=settings.query.min_score,
             max_results=settings.query.max_results, mmr_enabled=hybrid.mmr.enabled, mmr_lambda=hybrid.mmr.lambda_,
             decay_enabled=hybrid.temporal_decay.enabled, half_life_days=hybrid.temporal_decay.half_life_days,
             profile=profile,
         )
+
+    def value_text(self, field: str) -> str:
+        """The knob's value as shown: numbers trimmed (`0.7`, `4`), switches `on`/`off`."""
+        value = getattr(self, field)
+        if isinstance(value, bool):
+            return "on" if value else "off"
+        return value if isinstance(value, str) else _num(value)
+
+    def with_value(self, field: str, value: float | bool | str) -> Tuning:
+        """A copy with one knob set, clamped to its range; the two weights always sum to 1 (as the engine
+        normalises them), so setting one sets the other."""
+        knob = KNOBS_BY_FIELD[field]
+        if knob.numeric and not isinstance(value, bool | str):
+            value = max(knob.low, min(knob.high, round(float(value), 4)))
+            value = int(value) if knob.integer else value
+        if field == "vector_weight":
+            return replace(self, vector_weight=float(value), text_weight=round(1 - float(value), 4))
+        if field == "text_weight":
+            return replace(self, text_weight=float(value), vector_weight=round(1 - float(value), 4))
+        return replace(self, **{field: value})
+
+    def stepped(self, field: str, direction: int) -> Tuning:
+        """One step up (+1) or down (-1); switches flip and the profile cycles."""
+        knob = KNOBS_BY_FIELD[field]
+        value = getattr(self, field)
+        if knob.numeric:
+            return self.with_value(field, value + direction * knob.step)
+        if isinstance(value, bool):
+            return self.with_value(field, not value)
+        return self.with_value(field, PROFILES[(PROFILES.index(value) + direction) % len(PROFILES)])
+
+    def parsed(self, field: str, text: str) -> Tuning:
+        """A copy with a typed value; a clear error when it is not a number in the knob's range."""
+        knob = KNOBS_BY_FIELD[field]
+        try:
+            number = int(text) if knob.integer else float(text)
+            if not math.isfinite(number):
+                raise ValueError(text)
+        except ValueError:
+            kind = "a whole number" if knob.integer else "a number"
+            raise ConfigError(f"{knob.label} must be {kind} from {_num(knob.low)} to {_num(knob.high)}, "
+                              f"not {text.strip()!r}") from None
+        return self.with_value(field, number)
+
+    def changed_from(self, other: Tuning) -> list[str]:
+        """Labels of the knobs whose values differ from `other` (the configured values)."""
+        return [KNOBS_BY_FIELD[f.name].label for f in fields(self)
+                if getattr(self, f.name) != getattr(other, f.name)]
 
     def apply(self, settings: MemorySearchSettings) -> MemorySearchSettings:
         """`settings` with these knobs (weights normalised like the config resolver)."""

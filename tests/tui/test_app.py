@@ -14,6 +14,7 @@ from memtui.tui.app import MemtuiApp
 from memtui.tui.keymap import load_keymap
 from memtui.tui.messages import IndexFinished, IndexProgress, IndexStarted, SearchFinished
 from memtui.tui.screens import ChoiceModal, ErrorModal, HelpScreen, TextModal
+from memtui.tui.tuning import KNOBS
 
 SIZE = (120, 36)
 
@@ -28,14 +29,25 @@ async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
 def locations(app: MemtuiApp) -> list[str]:
     """The path:lines column, top to bottom."""
     table = app.results
-    return [str(table.get_cell_at((row, 6))) for row in range(table.row_count)]
+    return [str(table.get_cell(row_key, "location")) for row_key in table.rows]
+
+
+async def set_knob(app: MemtuiApp, pilot, field: str, value: str) -> None:
+    """Type a value into a tuning knob the way a user does: highlight it, Enter, type, Enter."""
+    panel = app.tuning_panel
+    panel.focus()
+    panel.highlighted = [knob.field for knob in KNOBS].index(field)
+    await pilot.press("enter")
+    await pilot.pause()
+    await pilot.press(*value, "enter")
+    await pilot.pause()
 
 
 async def test_typing_a_query_shows_ranked_rows_and_one_search(manager: MemoryManager, make_app) -> None:
     seen: list = []
     app = make_app(manager, debounce=1.0)
     async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
-        await pilot.press(*"redis")
+        await pilot.press("slash", *"redis")
         await settle(app, pilot, 1.2)
         searches = [m for m in seen if isinstance(m, SearchFinished)]
         assert len(searches) == 1
@@ -53,7 +65,7 @@ async def test_typing_a_query_shows_ranked_rows_and_one_search(manager: MemoryMa
 async def test_enter_opens_the_hit_at_its_lines(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await pilot.press("slash", *"noeviction", "enter")
         await settle(app, pilot)
         assert locations(app) == ["memory/2026-04-28.md:1-6"]
         await pilot.press("enter")
@@ -67,19 +79,20 @@ async def test_enter_opens_the_hit_at_its_lines(manager: MemoryManager, make_app
 async def test_tuning_weights_reorders_with_marks_and_copies_json5(hybrid_manager: MemoryManager, make_app) -> None:
     app = make_app(hybrid_manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"postgres analytics service", "enter")
+        await pilot.press("slash", *"analytics service postgres migration", "enter")
         await settle(app, pilot)
         before = [c.id for c in app.response.results]
         await pilot.press("t")
-        app.query_one("#tune-vector", Input).value = "0"
-        app.query_one("#tune-text", Input).value = "1"
+        await settle(app, pilot)
+        # the memtui profile starts from its own 0.4/0.6; all weight on the vector side reorders
+        await set_knob(app, pilot, "vector_weight", "1")
         await settle(app, pilot)
         response = app.response
-        assert response.vector_weight == 0 and response.text_weight == 1
-        # score = 0·vector + 1·text, so the order is the text scores' order.
+        assert response.vector_weight == 1 and response.text_weight == 0
+        # score = 1·vector + 0·text, so the order is the vector scores' order.
         scores = [c.score for c in response.results]
         assert scores == sorted(scores, reverse=True)
-        assert all(abs(c.score - (c.text_score or 0.0)) < 1e-12 for c in response.results)
+        assert all(abs(c.score - (c.vector_score or 0.0)) < 1e-12 for c in response.results)
         after = [c.id for c in response.results]
         assert after != before
         for position, chunk_id in enumerate(after, start=1):
@@ -89,18 +102,18 @@ async def test_tuning_weights_reorders_with_marks_and_copies_json5(hybrid_manage
                 old = before.index(chunk_id) + 1
                 expected = "=" if old == position else f"▲{old - position}" if old > position else f"▼{position - old}"
             assert app.marks[chunk_id] == expected
-        app.results.focus()
+        assert app.focused is app.tuning_panel
         await pilot.press("J")
         snippet = json5.loads(app.clipboard)
         hybrid = snippet["agents"]["defaults"]["memorySearch"]["query"]["hybrid"]
-        assert (hybrid["vectorWeight"], hybrid["textWeight"]) == (0, 1)
+        assert (hybrid["vectorWeight"], hybrid["textWeight"]) == (1, 0)
 
 
 async def test_why_not_by_location_explains_a_chunk_that_is_no_candidate(manager: MemoryManager,
                                                                          make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"redis", "enter")
+        await pilot.press("slash", *"redis", "enter")
         await settle(app, pilot)
         await pilot.press("W", *"MEMORY.md:3", "enter")
         await pilot.pause()
@@ -115,7 +128,7 @@ async def test_save_refuses_on_conflict_then_overwrites(manager: MemoryManager, 
     target = manager.env.workspace_dir / "memory" / "projects.md"
     async with app.run_test(size=SIZE) as pilot:
         app.open_file("memory/projects.md", target)
-        app.browser.focus()
+        app.viewer.content_widget.focus()
         await pilot.press("e")
         area = app.viewer.text_area
         area.move_cursor((area.document.line_count - 1, 0))
@@ -139,7 +152,7 @@ async def test_save_refuses_on_conflict_then_overwrites(manager: MemoryManager, 
 async def test_copy_citation_uses_the_terminal_clipboard_and_toasts(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=SIZE, notifications=True) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await pilot.press("slash", *"noeviction", "enter")
         await settle(app, pilot)
         await pilot.press("c")
         assert app.clipboard == "memory/2026-04-28.md#L1-L6"
@@ -152,7 +165,7 @@ async def test_promote_hit_into_memory_is_idempotent(manager: MemoryManager, mak
     app = make_app(manager)
     memory = manager.env.workspace_dir / "MEMORY.md"
     async with app.run_test(size=SIZE) as pilot:
-        await pilot.press(*"noeviction", "enter")
+        await pilot.press("slash", *"noeviction", "enter")
         await settle(app, pilot)
         before = memory.read_text(encoding="utf-8")
         await pilot.press("p")
@@ -169,7 +182,10 @@ async def test_promote_hit_into_memory_is_idempotent(manager: MemoryManager, mak
     text = memory.read_text(encoding="utf-8")
     assert text.count("<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:1:6 -->") == 1
     assert "\n## Promoted From Short-Term Memory (2026-04-29)\n" in text
-    assert "source=memory/2026-04-28.md:1-6]" in text
+    # The chunk's Markdown is kept: its bullets stay bullets, one per line, the first carrying the marker.
+    entry = text.split("<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:1:6 -->\n", 1)[1]
+    assert entry.startswith("- Incident INC-4412: checkout latency spiked to 4s after the Redis upgrade. [score=")
+    assert "source=memory/2026-04-28.md:1-6]\n- Root cause: Redis maxmemory-policy reset" in entry
     assert text.startswith("# Long-Term Memory\n\n## People\n")
 
 
@@ -231,7 +247,7 @@ async def test_every_action_is_wired_and_keys_are_remappable(manager: MemoryMana
     keymap = load_keymap(config_dir)
     app = make_app(manager, keymap=keymap)
     for action in ACTIONS:
-        assert callable(getattr(app, f"action_{action.action}")), action.id
+        assert callable(getattr(app, f"action_{action.name}")), action.id
     async with app.run_test(size=SIZE) as pilot:
         app.browser.focus()
         await pilot.press("slash")
@@ -241,15 +257,18 @@ async def test_every_action_is_wired_and_keys_are_remappable(manager: MemoryMana
         app.browser.focus()
         await pilot.press("f1")
         assert isinstance(app.screen, HelpScreen)
-        assert ("ctrl+f", "search.focus", "search: Focus the query box") in app.screen.rows
+        assert ("ctrl+f", "search", "Jump to the search box; typing re-runs the search live.",
+                "search.focus") in app.screen.rows
 
 
 async def test_vim_keys_move_the_browser(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
         app.browser.focus()
         app.browser.move_cursor(app.browser.root.children[0])
-        await pilot.press("j", "j")
+        # MEMORY.md, DREAMS.md, the year, the month, then the newest day.
+        await pilot.press("j", "j", "j", "j")
         assert app.browser.cursor_node.data.rel == "memory/2026-04-29.md"
         await pilot.press("enter")
         assert app.viewer.rel == "memory/2026-04-29.md"
@@ -258,6 +277,7 @@ async def test_vim_keys_move_the_browser(manager: MemoryManager, make_app) -> No
 async def test_file_filter_narrows_the_browser_and_escape_restores_it(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
         app.browser.focus()
         every = [entry.rel for entry in app.browser.entries()]
         await pilot.press("f")
@@ -313,7 +333,8 @@ async def test_results_shown_while_the_first_index_builds_get_no_movement_marks(
 
 async def test_keyword_only_status_says_why_and_how_to_get_hybrid_search(manager: MemoryManager, make_app) -> None:
     app = make_app(manager, provider_note="the demo runs offline")
-    async with app.run_test(size=SIZE):
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
         summary = str(app.query_one("#status-summary").render())
         assert summary.startswith(" keyword-only")
         assert "the demo runs offline → memtui model install" in summary
@@ -343,7 +364,7 @@ async def test_editing_a_hit_opened_at_its_lines_keeps_them_and_escape_d_discard
     async with app.run_test(size=SIZE) as pilot:
         app.open_file("memory/2026-04-28.md", path, lines=(3, 4))
         assert not app.check_action("save", ()) and not app.check_action("leave_edit", ())
-        app.browser.focus()
+        app.viewer.content_widget.focus()
         await pilot.press("e")
         assert app.check_action("save", ()) and app.check_action("leave_edit", ())
         await pilot.press("x")

@@ -11,7 +11,7 @@ import pytest
 from memtui.errors import MemtuiError
 from memtui.search.engine import Candidate
 from memtui.settings.config import MemorySearchSettings
-from memtui.tui.curation import append_note, promote_lines
+from memtui.tui.curation import append_note, markdown_entry, promote_lines
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 
 DAY = date(2026, 4, 29)
@@ -24,9 +24,36 @@ def test_promotion_into_an_empty_memory_adds_the_long_term_header(tmp_path: Path
     assert (tmp_path / "MEMORY.md").read_text(encoding="utf-8") == (
         "# Long-Term Memory\n\n\n## Promoted From Short-Term Memory (2026-04-29)\n\n"
         "<!-- openclaw-memory-promotion:memory:memory/2026-04-20.md:3:4 -->\n"
-        "- - Prefers Postgres for analytics [score=0.823 recalls=0 avg=0.000 source=memory/2026-04-20.md:3-4]\n")
+        "- Prefers   Postgres [score=0.823 recalls=0 avg=0.000 source=memory/2026-04-20.md:3-4]\n"
+        "  for analytics\n")
     again = promote_lines(tmp_path, path="memory/2026-04-20.md", start_line=3, end_line=4, text="x", day=DAY)
     assert not again.appended
+
+
+def test_promoted_lines_keep_their_markdown() -> None:
+    chunk = ("# 2026-11-29\n\n## 14:35 — OPS-1203 pgbouncer\n- Raised the pool from 20 to 40.\n  - reserve pool 5\n"
+             "Checked the gateway\nafterwards.\n\n### Follow-up\n```sh\nkubectl get pods\n```\n")
+    assert markdown_entry(chunk, day=date(2026, 11, 29)) == [
+        "- **14:35 — OPS-1203 pgbouncer**",
+        "  - Raised the pool from 20 to 40.",
+        "    - reserve pool 5",
+        "  - Checked the gateway",
+        "    afterwards.",
+        "  - **Follow-up**",
+        "    ```sh",
+        "    kubectl get pods",
+        "    ```",
+    ]
+
+
+def test_promotions_of_one_day_share_a_section(tmp_path: Path) -> None:
+    for start in (1, 5):
+        promote_lines(tmp_path, path="memory/2026-04-20.md", start_line=start, end_line=start + 1,
+                      text=f"- line {start}", day=DAY, score=0.5)
+    text = (tmp_path / "MEMORY.md").read_text(encoding="utf-8")
+    assert text.count("## Promoted From Short-Term Memory (2026-04-29)") == 1
+    assert text.endswith("<!-- openclaw-memory-promotion:memory:memory/2026-04-20.md:5:6 -->\n"
+                         "- line 5 [score=0.500 recalls=0 avg=0.000 source=memory/2026-04-20.md:5-6]\n")
 
 
 def test_append_note_creates_todays_log(tmp_path: Path) -> None:

@@ -26,7 +26,7 @@ async def test_sessions_gauge_shows_tokens_threshold_and_flush_state(manager: Me
         # threshold = 200000 window − 20000 reserve − 4000 soft = 176000.
         assert "tokens 173,400 / window 200,000" in gauge
         assert "flush at 176,000 · soft band 176,000–180,000" in gauge
-        assert "below — 2600 tokens below threshold" in gauge
+        assert "below — 2,600 tokens below threshold" in gauge
         assert f"{173400 / 176000 * 100:.1f}% of threshold" in gauge
         await pilot.press("j")
         gauge = str(screen.query_one("#session-gauge").render())

@@ -1,11 +1,14 @@
-"""SVG snapshots of every screen (pytest-textual-snapshot), offline with a frozen clock and fixed size."""
+"""SVG snapshots of the main screens at 80x24, 120x36 and 200x50, and of every other screen at 120x36
+(pytest-textual-snapshot), offline with a frozen clock."""
 
 from __future__ import annotations
 
-from textual.widgets import Input
+import pytest
 
 from memtui.manager import MemoryManager
+from memtui.tui.tuning import KNOBS
 
+SIZES = [(80, 24), (120, 36), (200, 50)]
 SIZE = (120, 36)
 
 
@@ -15,17 +18,63 @@ async def _settle(pilot, delay: float = 0.2) -> None:
     await pilot.pause()
 
 
-def test_main_screen_with_results(snap_compare, hybrid_manager: MemoryManager, make_app) -> None:
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_main_screen_with_results(snap_compare, hybrid_manager: MemoryManager, make_app, size) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"redis eviction", "enter")
+        await _settle(pilot)
+        await pilot.press("slash", *"redis eviction", "enter")
         await _settle(pilot)
 
-    assert snap_compare(make_app(hybrid_manager), terminal_size=SIZE, run_before=run_before)
+    assert snap_compare(make_app(hybrid_manager), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_first_screen(snap_compare, manager: MemoryManager, make_app, size) -> None:
+    assert snap_compare(make_app(manager), terminal_size=size, run_before=_settle)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_tuning_panel_with_marks(snap_compare, hybrid_manager: MemoryManager, make_app, size) -> None:
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press("slash", *"postgres analytics service", "enter")
+        await _settle(pilot)
+        await pilot.press("t")
+        await _settle(pilot)
+        panel = pilot.app.tuning_panel
+        panel.highlighted = [knob.field for knob in KNOBS].index("vector_weight")
+        await pilot.press("enter", "0", "enter")
+        await _settle(pilot)
+
+    assert snap_compare(make_app(hybrid_manager), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_promote_dialog(snap_compare, manager: MemoryManager, make_app, size) -> None:
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press("slash", *"noeviction", "enter")
+        await _settle(pilot)
+        await pilot.press("p")
+        await _settle(pilot)
+
+    assert snap_compare(make_app(manager), terminal_size=size, run_before=run_before)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_help_screen(snap_compare, manager: MemoryManager, make_app, size) -> None:
+    async def run_before(pilot) -> None:
+        await _settle(pilot)
+        await pilot.press("question_mark")
+        await pilot.pause(0.2)
+
+    assert snap_compare(make_app(manager), terminal_size=size, run_before=run_before)
 
 
 def test_hit_opened_at_its_lines(snap_compare, manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"noeviction", "enter")
+        await _settle(pilot)
+        await pilot.press("slash", *"noeviction", "enter")
         await _settle(pilot)
         await pilot.press("enter")
         await pilot.pause()
@@ -33,22 +82,10 @@ def test_hit_opened_at_its_lines(snap_compare, manager: MemoryManager, make_app)
     assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)
 
 
-def test_tuning_panel_with_marks(snap_compare, hybrid_manager: MemoryManager, make_app) -> None:
-    async def run_before(pilot) -> None:
-        await pilot.press(*"postgres analytics service", "enter")
-        await _settle(pilot)
-        await pilot.press("t")
-        pilot.app.query_one("#tune-vector", Input).value = "0"
-        await _settle(pilot)
-        pilot.app.results.focus()
-        await pilot.pause()
-
-    assert snap_compare(make_app(hybrid_manager), terminal_size=SIZE, run_before=run_before)
-
-
 def test_why_not_dialog(snap_compare, hybrid_manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
-        await pilot.press(*"redis eviction", "enter")
+        await _settle(pilot)
+        await pilot.press("slash", *"redis eviction", "enter")
         await _settle(pilot)
         await pilot.press("W", *"MEMORY.md:5", "enter")
         await pilot.pause()
@@ -58,7 +95,7 @@ def test_why_not_dialog(snap_compare, hybrid_manager: MemoryManager, make_app) -
 
 def test_sessions_screen(snap_compare, manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
-        pilot.app.browser.focus()
+        await _settle(pilot)
         await pilot.press("s")
         await pilot.pause()
 
@@ -67,33 +104,24 @@ def test_sessions_screen(snap_compare, manager: MemoryManager, make_app) -> None
 
 def test_editor(snap_compare, manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
+        await _settle(pilot)
         app = pilot.app
         app.open_file("MEMORY.md", app.manager.env.workspace_dir / "MEMORY.md")
-        app.browser.focus()
+        app.viewer.content_widget.focus()
         await pilot.press("e")
         await pilot.pause()
 
     assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)
 
 
-def test_help_screen(snap_compare, manager: MemoryManager, make_app) -> None:
-    async def run_before(pilot) -> None:
-        pilot.app.browser.focus()
-        await pilot.press("f1")
-        await pilot.pause(0.2)
-
-    assert snap_compare(make_app(manager), terminal_size=SIZE, run_before=run_before)
-
-
 def test_bootstrap_tab(snap_compare, manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
-        pilot.app.browser.focus()
+        await _settle(pilot)
         await pilot.press("s")
         await pilot.pause()
         pilot.app.screen.query_one("#sessions-tabs").active = "tab-bootstrap"
         table = pilot.app.screen.query_one("#bootstrap-table")
         table.focus()
-        # MEMORY.md: the other bootstrap files are missing here, and their previews name the tmp path.
         table.move_cursor(row=table.get_row_index("MEMORY.md"))
         await pilot.pause()
 
@@ -102,7 +130,7 @@ def test_bootstrap_tab(snap_compare, manager: MemoryManager, make_app) -> None:
 
 def test_dreams_screen(snap_compare, manager: MemoryManager, make_app) -> None:
     async def run_before(pilot) -> None:
-        pilot.app.browser.focus()
+        await _settle(pilot)
         await pilot.press("d")
         await pilot.pause()
 

@@ -25,14 +25,27 @@ def test_returned_and_cut_by_max_results(manager: MemoryManager) -> None:
 
 
 def test_below_min_score(hybrid_manager: MemoryManager) -> None:
-    scores = sorted((c.score for c in hybrid_manager.search("redis", min_score=0.0).candidates), reverse=True)
+    """openclaw profile: minScore bounds the fused score."""
+    candidates = hybrid_manager.search("redis", min_score=0.0, profile="openclaw").candidates
+    scores = sorted((c.score for c in candidates), reverse=True)
     threshold = (scores[0] + scores[1]) / 2
-    response = hybrid_manager.search("redis", min_score=threshold)
+    response = hybrid_manager.search("redis", min_score=threshold, profile="openclaw")
     below = [c for c in response.candidates if c.score < threshold]
     assert below and all(c.stage == "below-min-score" for c in below)
     why = explain_chunk(hybrid_manager, response, below[0].id)
     assert why.headline == "below minScore"
-    assert any(f"< minScore {threshold:.3f}" in reason for reason in why.reasons)
+    assert any(f"score {below[0].score:.3f} < minScore {threshold:.3f}" in reason for reason in why.reasons)
+
+
+def test_below_min_score_names_both_pieces_of_evidence(hybrid_manager: MemoryManager) -> None:
+    """memtui profile: minScore bounds the keyword score and the cosine, so both are named."""
+    response = hybrid_manager.search("redis", min_score=0.9)
+    below = [c for c in response.candidates if c.stage == "below-min-score"]
+    assert below
+    why = explain_chunk(hybrid_manager, response, below[0].id)
+    assert why.headline == "below minScore"
+    assert any(f"nor its cosine {(below[0].cosine or 0):.3f}" in reason and "< minScore 0.900" in reason
+               for reason in why.reasons)
 
 
 def test_not_a_candidate_in_hybrid_mode_gets_its_cosine(hybrid_manager: MemoryManager) -> None:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 from typing import Any
@@ -19,18 +20,45 @@ from memtui.index.store.schema import (
     Capabilities,
     ChunkRow,
     Connection,
+    DamagedIndexError,
     DriverError,
     connect,
+    is_damage,
     sqlite_driver,
     vector_blob,
 )
-from memtui.index.store.swap import remove_database_files, swap_database, temp_index_path
+from memtui.index.store.swap import (
+    WriterLock,
+    copy_database,
+    move_aside,
+    remove_database_files,
+    remove_leftovers,
+    shrink_wal,
+    temp_index_path,
+)
 from memtui.index.store.writes import BATCH_COMMIT_S, StoreWrites
 
 __all__ = [
-    "BATCH_COMMIT_S", "ISSUES_KEY", "META_KEY", "REVISION_KEY", "STEMMED_FTS", "Capabilities", "ChunkRow",
-    "Connection", "DriverError", "Store", "connect", "remove_database_files", "sqlite_driver", "swap_database",
-    "temp_index_path", "vector_blob",
+    "BATCH_COMMIT_S",
+    "ISSUES_KEY",
+    "META_KEY",
+    "REVISION_KEY",
+    "STEMMED_FTS",
+    "Capabilities",
+    "ChunkRow",
+    "Connection",
+    "DamagedIndexError",
+    "DriverError",
+    "Store",
+    "WriterLock",
+    "connect",
+    "is_damage",
+    "move_aside",
+    "remove_database_files",
+    "remove_leftovers",
+    "sqlite_driver",
+    "temp_index_path",
+    "vector_blob",
 ]
 
 
@@ -47,28 +75,55 @@ class Store(StoreReads, StoreWrites):
         self.extension_path = extension_path
         self.lock = threading.RLock()
         self._batch_until: float | None = None
-        self.conn, self._vector_error = connect(
-            path, read_only=read_only, vector_enabled=vector_enabled, extension_path=extension_path
-        )
+        self.conn = connect(path, read_only=read_only)
+        self._vec_state = None
+        self.identity = _identity(path)
         self._fts_error: str | None = None
         self._dims: int | None = None
-        self._kinds: tuple[set[str], set[str]] | None = None
-        self._stamp_pending = False
+        self._kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None = None
         self._data_version: int | None = None
+        self._stamp_pending = False
         self._external: str | None = None
         self._stemmed = False
         self.repairs = 0
-        if read_only:
+        try:
+            if read_only:
+                self._check_schema()
+                self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
+            else:
+                self._ensure_schema()
+                if self.revision() is None:
+                    with self.lock, self.conn:
+                        self._bump_revision()
+                        self._stamp()
+            with self.lock:
+                self._forget_if_changed()
+            if not read_only:
+                self.repair_external_writes()
+        except BaseException as exc:
+            self.conn.close()
+            if is_damage(exc):
+                raise DamagedIndexError(path, str(exc)) from None
+            raise
+
+    def replaced(self) -> bool:
+        """Whether the file at `path` is no longer the one this store has open (replaced or deleted by
+        another program), so the store should be reopened."""
+        return _identity(self.path) != self.identity
+
+    def replace_with(self, source: Path) -> None:
+        """Make this index's content that of the index file `source`, in one transaction on the live file:
+        every connection, in any process, keeps working and sees the old index or the new one, never a
+        missing, empty or half-copied one."""
+        self._check_writable()
+        with self.lock:
+            if self.conn.in_transaction:
+                self.conn.commit()
+            copy_database(source, self.conn)
             self._fts_error = None if self._has_table("chunks_fts") else "no chunks_fts table in this index"
-            self.check_external_writes()
-        else:
-            self._ensure_schema()
-            if self.revision() is None:
-                with self.lock, self.conn:
-                    self._bump_revision()
-                    self._stamp()
-            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
-            self.repair_external_writes()
+            self._data_version = None
+            self._forget_if_changed()
+            shrink_wal(self.conn)
 
     def reader_args(self) -> dict[str, Any]:
         """Keyword arguments that open this index read-only in another process: `Store(**reader_args())`."""
@@ -80,3 +135,11 @@ class Store(StoreReads, StoreWrites):
         """Close the connection."""
         with self.lock:
             self.conn.close()
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_dev, info.st_ino

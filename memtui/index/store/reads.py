@@ -2,28 +2,27 @@
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 from collections.abc import Sequence
 from typing import Any
 
 from memtui.index.store.schema import (
-    FINGERPRINT_KEY,
     ISSUES_KEY,
+    JOURNAL,
     META_KEY,
     REVISION_KEY,
     STEMMED_FTS,
     ChunkRow,
     DriverError,
     StoreBase,
-    files_fingerprint,
     vector_blob,
 )
 
 
 class StoreReads(StoreBase):
     """Queries on one index connection (every method takes the store's lock)."""
-
-    _kinds: tuple[set[str], set[str]] | None
 
     def read_meta(self) -> dict[str, Any] | None:
         """The parsed `memory_index_meta_v1` row, or None."""
@@ -73,10 +72,11 @@ class StoreReads(StoreBase):
 
 
     def revision(self) -> str | None:
-        """The chunks revision token (changes with every write, also another program's; None for an index
-        never written by memtui)."""
+        """The chunks revision token (changes with every write, another program's too; None for an index never
+        written by memtui)."""
         with self.lock:
             try:
+                self._forget_if_changed()
                 row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (REVISION_KEY,)).fetchone()
             except DriverError:
                 return None
@@ -87,23 +87,45 @@ class StoreReads(StoreBase):
     def check_external_writes(self) -> bool:
         """Whether another program (OpenClaw, on a shared index) changed `files`/`chunks` since memtui last
         wrote: the fingerprint memtui stamped differs from the index's. Until a writer repairs it, the Porter
-        table is not used and the revision differs from the stamped one. Cheap when nothing was committed
-        since the last look (`PRAGMA data_version`)."""
+        table and the change journal are not used and the revision differs from the stamped one. Cheap when
+        nothing was committed since the last look (`PRAGMA data_version`)."""
         with self.lock:
             try:
-                version = self.conn.execute("PRAGMA data_version").fetchone()[0]
-                if version == self._data_version:
-                    return self._external is not None
-                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
-                stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
-                current = files_fingerprint(self.conn) if row or stemmed else None
+                self._forget_if_changed()
             except DriverError:
                 return False
-            self._data_version = version
-            changed = current is not None and (row is None or row[0] != current)
-            self._external = current if changed else None
-            self._stemmed = stemmed and not changed
-            return changed
+            return self._external is not None
+
+    def journal_span(self) -> tuple[int, int] | None:
+        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one (OpenClaw's index) or
+        while another program's writes, which it does not hold, are not repaired yet."""
+        with self.lock:
+            try:
+                self._forget_if_changed()
+                if self._external is not None:
+                    return None
+                low, high = self.conn.execute(f"SELECT MIN(seq), MAX(seq) FROM {JOURNAL}").fetchone()
+            except DriverError:
+                return None
+        return (0, 0) if high is None else (int(low) - 1, int(high))
+
+    def chunk_changes(self, after_seq: int) -> list[tuple[int, int, bool]]:
+        """(seq, chunk rowid, added) of every journal entry after `after_seq`, in order."""
+        with self.lock:
+            return [(int(seq), int(rowid), bool(added)) for seq, rowid, added in self.conn.execute(
+                f"SELECT seq, chunk_rowid, added FROM {JOURNAL} WHERE seq > ? ORDER BY seq", (after_seq,))]
+
+    def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """chunk id → float32 BLOB from `chunks_vec` for specific chunks (empty without the table)."""
+        if self._vector_error is not None or self.vector_dims() is None or not ids:
+            return {}
+        result: dict[str, bytes] = {}
+        with self.lock:
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                result.update(self.conn.execute(
+                    f"SELECT id, embedding FROM chunks_vec WHERE id IN ({','.join('?' * len(part))})", part))
+        return result
 
     def counts(self) -> dict[str, dict[str, int]]:
         """source → {files, chunks}."""
@@ -247,28 +269,34 @@ class StoreReads(StoreBase):
             if (r := rows.get(rowid)) is not None
         ]
 
-    def _row_kinds(self) -> tuple[set[str], set[str]]:
-        """(models, sources) present in `chunks`, cached until the next write."""
-        if self._kinds is None:
+    def _rows_outside(self, model: str | None, sources: Sequence[str] | None) -> bool:
+        """Whether some chunk has another model than `model` or a source outside `sources`, so that a search
+        must filter rows. Answered by range probes on the model and source indexes (no scan of `chunks`), and
+        cached until the next write."""
+        with self.lock:
+            self._forget_if_changed()
+        key = (model, tuple(sorted(set(sources))) if sources else None)
+        kinds = self._kinds if self._kinds is not None else {}
+        if key not in kinds:
+            probes = ([] if model is None else _outside_probes("model", [model])) + (
+                [] if sources is None else _outside_probes("source", list(key[1] or ())))
             with self.lock:
-                models = {r[0] for r in self.conn.execute("SELECT DISTINCT model FROM chunks")}
-                sources = {r[0] for r in self.conn.execute("SELECT DISTINCT source FROM chunks")}
-            self._kinds = (models, sources)
-        return self._kinds
+                kinds[key] = any(self.conn.execute(sql, params).fetchone() for sql, params in probes)
+            self._kinds = kinds
+        return kinds[key]
 
     @property
     def has_stemmed_index(self) -> bool:
         """Whether the Porter-stemmed FTS table exists and is current (absent in indexes written by OpenClaw,
         stale after OpenClaw wrote to a shared index until memtui repairs it)."""
+        with self.lock:
+            self._forget_if_changed()
         return self._stemmed
 
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
         """MATCH on the Porter-stemmed table, ordered by bm25; rows come from `chunks` by rowid."""
-        models, present = self._row_kinds()
-        needs_filter = (model is not None and models != {model}) or (
-            sources is not None and not present <= set(sources))
-        if needs_filter:
+        if self._rows_outside(model, sources):
             where, params = self._filters(model, sources, alias="c.")
             sql = (
                 f"SELECT f.rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} f JOIN chunks c "
@@ -357,7 +385,7 @@ class StoreReads(StoreBase):
     # -- embedding cache --------------------------------------------------------------------
 
     def cache_get(self, provider: str, model: str, provider_key: str, hashes: Sequence[str]) -> dict[str, list[float]]:
-        """Cached vectors by chunk hash."""
+        """Cached vectors by chunk hash (entries that are not a list of finite numbers are left out)."""
         if not self.cache_enabled or not self._has_table("embedding_cache"):
             return {}
         found: dict[str, list[float]] = {}
@@ -370,9 +398,10 @@ class StoreReads(StoreBase):
                     f"provider_key = ? AND hash IN ({marks})",
                     [provider, model, provider_key, *part],
                 ):
-                    found[digest] = json.loads(embedding)
+                    vector = _vector_or_none(embedding)
+                    if vector is not None:
+                        found[digest] = vector
         return found
-
 
     def cache_count(self) -> int:
         """Entries in the embedding cache."""
@@ -381,6 +410,28 @@ class StoreReads(StoreBase):
         with self.lock:
             return int(self.conn.execute("SELECT COUNT(*) FROM embedding_cache").fetchone()[0])
 
+
+
+def _vector_or_none(text: str) -> list[float] | None:
+    """A cached embedding as floats, or None when it is unreadable, empty, non-numeric or not finite."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError, RecursionError):
+        return None
+    if not isinstance(value, list) or not value:
+        return None
+    if not all(type(v) in (int, float) and math.isfinite(v) for v in value):
+        return None
+    return [float(v) for v in value]
+
+
+def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]]]:
+    """Range probes, each a seek on the column's index, that find a row whose `column` is none of `values`."""
+    ordered = sorted(set(values))
+    probe = f"SELECT 1 FROM chunks WHERE {column} "
+    probes = [(probe + "< ? LIMIT 1", [ordered[0]]), (probe + "> ? LIMIT 1", [ordered[-1]])]
+    probes += [(f"{probe}> ? AND {column} < ? LIMIT 1", [low, high]) for low, high in itertools.pairwise(ordered)]
+    return probes
 
 
 def _escape_like(term: str) -> str:

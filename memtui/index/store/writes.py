@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import os
 import time
-import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
 from memtui.index.store.schema import (
+    JOURNAL,
+    JOURNAL_KEEP,
     META_KEY,
     REVISION_KEY,
     STEMMED_FTS,
@@ -17,6 +19,7 @@ from memtui.index.store.schema import (
     StoreBase,
     vector_blob,
 )
+from memtui.index.terms import index_text
 
 # Longest a `batch()` keeps written files uncommitted (other processes see them at the commit).
 BATCH_COMMIT_S = 0.25
@@ -32,7 +35,6 @@ class StoreWrites(StoreBase):
     """Changes to one index connection; each is atomic (a transaction, or a savepoint inside `batch()`)."""
 
     _batch_until: float | None
-    _kinds: tuple[set[str], set[str]] | None
 
     def write_meta(self, value: str, key: str = META_KEY) -> None:
         """Write a meta row (the index meta is already serialized as OpenClaw would)."""
@@ -101,6 +103,7 @@ class StoreWrites(StoreBase):
         if not fresh:
             self._delete_file_rows(path, source)
         dims = self._dims_cache()
+        added: list[tuple[int]] = []
         written: dict[str, tuple[int, int]] = {}  # chunk id → (rowid, FTS rows written for it)
         for chunk, embedding_json, vector in rows:
             if chunk.id in written:
@@ -123,7 +126,8 @@ class StoreWrites(StoreBase):
                 self._insert_fts(cursor.lastrowid, chunk)
             if self._stemmed:
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
-                                  (cursor.lastrowid, chunk.text))
+                                  (cursor.lastrowid, index_text(chunk.text)))
+            added.append((cursor.lastrowid,))
             if vector is not None and dims == len(vector):
                 self.conn.execute(
                     "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
@@ -132,6 +136,8 @@ class StoreWrites(StoreBase):
             "INSERT OR REPLACE INTO files (path, source, hash, mtime, size) VALUES (?, ?, ?, ?, ?)",
             (path, source, digest, mtime, size),
         )
+        if not fresh:  # a store built from scratch has no accelerator to keep up to date
+            self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 1)", added)
         self._bump_revision()
 
     def _insert_fts(self, rowid: int, chunk: ChunkRow) -> None:
@@ -144,6 +150,7 @@ class StoreWrites(StoreBase):
     def _dims_cache(self) -> int | None:
         if self._vector_error is not None:
             return None
+        self._forget_if_changed()
         if self._dims is None:
             self._dims = self.vector_dims()
         return self._dims
@@ -165,9 +172,10 @@ class StoreWrites(StoreBase):
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
-            self.conn.executemany(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}, rowid, text) VALUES ('delete', ?, ?)",
-                                  [(rowid, text) for rowid, _, text in rows])
+            self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _, _ in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
+        self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 0)",
+                              [(rowid,) for rowid, _, _ in rows])
 
     def delete_files(self, paths: Iterable[str], source: str) -> int:
         """Remove files (and all their chunk rows) that are no longer on disk."""
@@ -182,31 +190,40 @@ class StoreWrites(StoreBase):
                 count += 1
             if count:
                 self._bump_revision()
-                self._stamp()
+            self._stamp()
         return count
 
     def _bump_revision(self) -> None:
-        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (REVISION_KEY, uuid.uuid4().hex))
+        self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                          (REVISION_KEY, os.urandom(16).hex()))
+        self.conn.execute(f"DELETE FROM {JOURNAL} WHERE seq <= (SELECT MAX(seq) FROM {JOURNAL}) - ?",
+                          (JOURNAL_KEEP,))
         self._stamp_pending = True
 
     def _begin_write(self) -> None:
         """Open the write transaction (taking the write lock first) and, when another program committed since
-        memtui's last stamp, rebuild the Porter table inside it: the stamp at its commit then covers only what
-        memtui has seen."""
+        memtui's last stamp, repair inside it: the Porter table refilled from `chunks`, the change journal
+        restarted past every entry an accelerator may hold (they lack the other program's changes), a new
+        revision. The stamp at its commit then covers only what memtui has seen."""
         if not self.conn.in_transaction:
             self.conn.execute("BEGIN IMMEDIATE")
-        if self.check_external_writes():
-            if self._has_table(STEMMED_FTS):
-                self.conn.execute(f"INSERT INTO {STEMMED_FTS} ({STEMMED_FTS}) VALUES ('rebuild')")
-            self._kinds = None
-            self._bump_revision()
-            self._external = None
-            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
-            self.repairs += 1
+        self._forget_if_changed()
+        if self._external is None:
+            return
+        if self._has_table(STEMMED_FTS):
+            self._fill_stemmed()
+        self.conn.execute(f"INSERT INTO {JOURNAL} (seq, chunk_rowid, added) "
+                          f"SELECT COALESCE(MAX(seq), 0) + 2, 0, 0 FROM {JOURNAL}")
+        self.conn.execute(f"DELETE FROM {JOURNAL} WHERE seq < (SELECT MAX(seq) FROM {JOURNAL})")
+        self._bump_revision()
+        self._kinds = None
+        self._external = None
+        self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+        self.repairs += 1
 
     def repair_external_writes(self) -> bool:
-        """When another program changed the index since memtui's last write (`check_external_writes`), rebuild
-        the Porter table from `chunks` and start a new revision; True when it did."""
+        """When another program changed the index since memtui's last write (`check_external_writes`), repair
+        it now (see `_begin_write`); True when it did."""
         self._check_writable()
         if not self.check_external_writes():
             return False
@@ -214,6 +231,7 @@ class StoreWrites(StoreBase):
             self._begin_write()
             self._stamp()
         return True
+
 
     def cache_put(self, provider: str, model: str, provider_key: str,
                   entries: Iterable[tuple[str, str, int]], updated_at: int) -> None:
@@ -254,5 +272,7 @@ class StoreWrites(StoreBase):
                 if has:
                     with self.conn:
                         self.conn.execute("INSERT OR IGNORE INTO embedding_cache SELECT * FROM old.embedding_cache")
+            except DriverError:
+                pass  # a damaged old index: the rebuild starts with an empty cache
             finally:
                 self.conn.execute("DETACH DATABASE old")

@@ -9,8 +9,10 @@ from memtui.tui.controllers.base import MemtuiBase
 from memtui.tui.controllers.browsing import BrowserController
 from memtui.tui.controllers.curation import CurationController
 from memtui.tui.controllers.indexing import IndexController
+from memtui.tui.controllers.panes import PaneController
 from memtui.tui.controllers.search import SearchController
 from memtui.tui.controllers.tuning import TuningController
 
-__all__ = ["BrowserController", "CurationController", "IndexController", "MemtuiBase", "SearchController",
+__all__ = ["BrowserController", "CurationController", "IndexController", "MemtuiBase", "PaneController",
+           "SearchController",
            "TuningController"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import os
 from datetime import UTC, date, datetime
 from pathlib import Path
 
 import pyperclip
 from textual.app import App
+from textual.widget import Widget
 from textual.widgets import Input
 
 from memtui.manager import MemoryManager
@@ -22,7 +24,7 @@ class MemtuiBase(App[int]):
     tuning: Tuning  # TuningController
 
     def __init__(self, manager: MemoryManager, *, now: datetime | None = None, keymap: dict[str, str] | None = None,
-                 debounce: float = 0.2, system_clipboard: bool = True, initial_query: str = "",
+                 debounce: float = 0.0, system_clipboard: bool = True, initial_query: str = "",
                  auto_index: bool = True, screenshot_path: Path | None = None,
                  provider_note: str | None = None) -> None:
         super().__init__()
@@ -70,13 +72,21 @@ class MemtuiBase(App[int]):
         """The search box."""
         return self.query_one("#query", Input)
 
+    def focus_now(self, widget: Widget) -> None:
+        """Focus `widget` at once (not on the next message), so keys typed right after a key that moved the
+        focus reach the new pane."""
+        if self.screen is self.screen_stack[0]:
+            self.screen.set_focus(widget)
+        else:
+            widget.focus()
+
     def viewer_focused(self) -> bool:
         """True when the focus is in the file viewer."""
         return self.focused is not None and self.viewer in self.focused.ancestors_with_self
 
     def resolve_rel(self, rel: str) -> Path:
         """Absolute path of a workspace-relative memory path."""
-        return (self.manager.env.workspace_dir / rel).resolve() if not rel.startswith("/") else Path(rel)
+        return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
 
     # -- clipboard ----------------------------------------------------------------------------
 

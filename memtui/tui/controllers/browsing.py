@@ -1,39 +1,103 @@
-"""The browser and the viewer: the file list and its filter, opening files, rendered / raw, reloads on change."""
+"""The browser and the viewer: the file list (read from disk in a worker, kept current by file events) and its
+filter, opening files, rendered / raw, reloads on change."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
-from textual import on
+from textual import on, work
+from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TextArea, Tree
 
+from memtui.errors import MemtuiError
+from memtui.tui.browser_model import BrowserEntry, Listing, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.messages import FilesChanged, IndexFinished
+from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
-from memtui.tui.widgets import BrowserEntry
+from memtui.tui.widgets import TracePanel
+
+TRACK_DELAY = 0.1  # seconds of file events gathered into one tree update
 
 
 class BrowserController(MemtuiBase):
     """Lists the memory files, opens one in the viewer, and keeps the open file in step with the disk."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._changed_paths: set[str] = set()
+        self._track_timer: Timer | None = None
+
     def refresh_browser(self) -> None:
-        """Re-list the memory files."""
+        """Re-read the file list from disk in a worker; the tree takes only the differences."""
+        self._listing_worker()
+
+    @work(thread=True, exclusive=True, group="listing", exit_on_error=False, description="Listing files")
+    def _listing_worker(self) -> None:
         env = self.manager.env
-        self.browser.populate(env.workspace_dir, self.manager.settings.extra_paths, env.sessions_dir, self.today)
+        listing = Listing(list_entries(env.workspace_dir, self.manager.settings.extra_paths, env.sessions_dir))
+        listing.group_counts()  # group (and sort) here, not on the UI thread
+        self.post_message(FilesListed(listing))
+
+    @on(FilesListed)
+    def _files_listed(self, message: FilesListed) -> None:
+        first = not self.browser.listed
+        self.browser.show_listing(message.listing, self.today)
+        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        if first and not self.query_input.value.strip():
+            self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
 
     @on(IndexFinished)
-    def _relist_after_index(self, _message: IndexFinished) -> None:
-        self.refresh_browser()
+    def _relist_after_index(self, message: IndexFinished) -> None:
+        # File events keep the list current; re-read it only when the index saw a different set of files.
+        indexed = sum(1 for e in self.browser.listing.entries.values() if e.kind in ("memory", "daily", "note",
+                                                                                       "extra"))
+        if message.report.files_deleted or (self.browser.listed and indexed != message.report.files_total):
+            self.refresh_browser()
+
+    def track_files(self, rels: tuple[str, ...] | list[str]) -> None:
+        """Show files memtui (or the watcher) saw written or removed: paths gathered for a tenth of a second,
+        checked on disk in a worker, then one update of the tree (no re-listing)."""
+        self._changed_paths.update(rel for rel in rels if not rel.startswith("/"))
+        if self._track_timer is None:
+            self._track_timer = self.set_timer(TRACK_DELAY, self._flush_changes)
+
+    def _flush_changes(self) -> None:
+        self._track_timer = None
+        paths, self._changed_paths = sorted(self._changed_paths), set()
+        if paths:
+            self._track_worker(paths)
+
+    @work(thread=True, group="tracking", exit_on_error=False, description="Checking changed files")
+    def _track_worker(self, rels: list[str]) -> None:
+        workspace = self.manager.env.workspace_dir
+        added: list[BrowserEntry] = []
+        removed: list[str] = []
+        for rel in rels:
+            path = workspace / rel
+            if path.is_file():
+                added.append(entry_for(workspace, rel, path))
+            else:
+                removed.append(rel)
+        self.post_message(FilesTracked(added, removed))
+
+    @on(FilesTracked)
+    def _files_tracked(self, message: FilesTracked) -> None:
+        was_empty = not self.browser.listing.entries
+        self.browser.apply(message.added, message.removed)
+        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        if was_empty != (not self.browser.listing.entries) and not self.query_input.value.strip():
+            self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
 
     @on(FilesChanged)
     def _files_changed(self, message: FilesChanged) -> None:
-        self.refresh_browser()
+        self.track_files(message.paths)
         viewer = self.viewer
         if viewer.rel is not None and viewer.rel in message.paths:
             if viewer.dirty:
                 self.notify(f"{viewer.rel} changed on disk; you have unsaved edits (saving will ask)",
                             severity="warning")
-            else:
+            elif viewer.abs_path is not None and viewer.abs_path.exists():
                 viewer.reload()
                 self.notify(f"Reloaded {viewer.rel}")
 
@@ -42,20 +106,23 @@ class BrowserController(MemtuiBase):
     @on(Input.Changed, "#browser-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.browser.set_filter(event.value)
-        self.browser.border_subtitle = f"{self.browser.shown} match" if event.value.strip() else ""
+        self.browser.border_subtitle = f"{self.browser.shown:,} match" if event.value.strip() else \
+            f"{len(self.browser.listing.entries):,} files"
 
     @on(Input.Submitted, "#browser-filter")
     def _filter_submitted(self, _event: Input.Submitted) -> None:
         entries = self.browser.entries()
         if entries:
-            self.browser.move_cursor(self.browser.find(entries[0].rel))
-        self.browser.focus()
+            node = self.browser.find(entries[0].rel)
+            if node is not None:
+                self.browser.move_cursor(node)
+        self.focus_now(self.browser)
 
     def action_filter_files(self) -> None:
         """Show and focus the file filter above the browser (escape clears and hides it)."""
         box = self.query_one("#browser-filter", Input)
         box.display = True
-        box.focus()
+        self.focus_now(box)
 
     def action_clear_file_filter(self) -> None:
         """Clear and hide the file filter and go back to the full file list."""
@@ -63,15 +130,15 @@ class BrowserController(MemtuiBase):
         box.value = ""
         box.display = False
         self.browser.set_filter("")
-        self.browser.border_subtitle = ""
-        self.browser.focus()
+        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        self.focus_now(self.browser)
 
     # -- the viewer ---------------------------------------------------------------------------
 
     @on(Tree.NodeSelected, "#browser")
-    def _node_selected(self, event: Tree.NodeSelected[BrowserEntry]) -> None:
+    def _node_selected(self, event: Tree.NodeSelected[object]) -> None:
         entry = event.node.data
-        if entry is not None:
+        if isinstance(entry, BrowserEntry):
             self.open_file(entry.rel, entry.abs_path)
 
     def open_file(self, rel: str, abs_path: Path, lines: tuple[int, int] | None = None) -> None:
@@ -83,18 +150,19 @@ class BrowserController(MemtuiBase):
             return
         try:
             viewer.open(rel, abs_path, lines=lines)
-        except OSError as exc:
+        except (OSError, MemtuiError) as exc:
             self.push_screen(ErrorModal(f"Cannot open {rel}", str(exc)))
             return
         self.query_one("#detail", TabbedContent).active = "tab-file"
 
     def action_toggle_view(self) -> None:
-        """Rendered ↔ raw."""
+        """Rendered ↔ raw; the focus stays on the file."""
         viewer = self.viewer
         if viewer.rel is None or viewer.editing:
             return
         viewer.set_mode("raw" if viewer.mode == "rendered" else "rendered")
         self.query_one("#detail", TabbedContent).active = "tab-file"
+        self.focus_now(viewer.content_widget)
 
     @on(TextArea.Changed, "#viewer-text")
     def _text_changed(self, _event: TextArea.Changed) -> None:

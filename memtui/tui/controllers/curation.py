@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import subprocess
+
+from rich.text import Text
+from textual import on, work
+from textual.app import SuspendNotSupported
 from textual.widgets import TabbedContent
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import ConflictError, atomic_write_text
+from memtui.atomic import ConflictError
 from memtui.errors import MemtuiError
+from memtui.index.workspace import daily_date
+from memtui.search.engine import Candidate
+from memtui.search.why_not import explain_chunk
 from memtui.tools import format_citation
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.curation import append_note, daily_log_path, promote_lines
+from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
+from memtui.tui.editor import editor_command
+from memtui.tui.messages import PromotionScored, SearchFailed
 from memtui.tui.screens import ChoiceModal, ErrorModal, PromptModal
 
 
@@ -19,8 +29,11 @@ class CurationController(MemtuiBase):
     # -- the editor ---------------------------------------------------------------------------
 
     def action_edit(self) -> None:
-        """Open the editor on the viewed file."""
+        """Open the editor on the viewed file (from the results: on the highlighted hit's file, at its lines)."""
         viewer = self.viewer
+        hit = self.highlighted_hit() if self.results.has_focus else None
+        if hit is not None and not viewer.dirty:
+            self.open_file(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
         if viewer.rel is None or viewer.abs_path is None:
             self.notify("Open a file first (browser, or Enter on a hit)", severity="warning")
             return
@@ -31,7 +44,7 @@ class CurationController(MemtuiBase):
         area = viewer.text_area
         area.selection = Selection.cursor(area.cursor_location)  # the first key must not replace a hit's lines
         self.query_one("#detail", TabbedContent).active = "tab-file"
-        area.focus()
+        self.focus_now(area)
 
     def action_save(self) -> None:
         """Save the editor atomically; on a conflict, ask."""
@@ -45,7 +58,8 @@ class CurationController(MemtuiBase):
         viewer = self.viewer
         assert viewer.abs_path is not None
         try:
-            digest = atomic_write_text(viewer.abs_path, viewer.text_area.text, expected_digest=expected)
+            digest = save_memory_file(self.manager.env.workspace_dir, viewer.rel or "", viewer.text_area.text,
+                                      expected_digest=expected, extra_paths=self.manager.settings.extra_paths)
         except ConflictError:
             self.push_screen(ChoiceModal(
                 "File changed on disk",
@@ -105,7 +119,7 @@ class CurationController(MemtuiBase):
         return None
 
     def action_promote(self) -> None:
-        """Promote the selected lines or the highlighted hit into MEMORY.md."""
+        """Promote the selected lines or the highlighted hit into MEMORY.md (asks first, showing the entry)."""
         if self.manager.env.read_only:
             self.notify("Read-only: promotion is disabled", severity="warning")
             return
@@ -117,13 +131,41 @@ class CurationController(MemtuiBase):
         if path == "MEMORY.md":
             self.notify("That is already MEMORY.md", severity="warning")
             return
+        hit = self.highlighted_hit()
+        if hit is not None and (hit.path, hit.start_line, hit.end_line) == (path, start, end) \
+                and self.tuning != self.configured_tuning:
+            self._configured_score_worker(hit, text)
+            return
+        self.post_message(PromotionScored(path, start, end, text, score))
+
+    @work(thread=True, exclusive=True, group="promotion", exit_on_error=False, description="Scoring the hit")
+    def _configured_score_worker(self, hit: Candidate, text: str) -> None:
+        """The hit's score under the configured settings: MEMORY.md records what the agent's search gives."""
+        assert self.response is not None
+        settings = self.configured_tuning.apply(self.manager.settings)
+        vector = self.query_vector(self.response.query)
+        try:
+            response = self.manager.search(self.response.query, settings=settings,
+                                           profile=self.configured_tuning.profile, now=self.now, query_vector=vector)
+            why = explain_chunk(self.manager, response, hit.id, settings=settings, now=self.now, query_vector=vector)
+        except Exception as exc:
+            self.post_message(SearchFailed(self.generation, f"cannot score the hit: {exc}"))
+            return
+        self.post_message(PromotionScored(hit.path, hit.start_line, hit.end_line, text, why.score or 0.0))
+
+    @on(PromotionScored)
+    def _confirm_promotion(self, message: PromotionScored) -> None:
+        path, start, end, text, score = message.path, message.start_line, message.end_line, message.text, message.score
 
         def decided(choice: str | None) -> None:
             if choice == "promote":
                 self._promote(path, start, end, text, score)
 
-        preview = text if len(text) <= 400 else text[:400] + "…"
-        self.push_screen(ChoiceModal("Promote into MEMORY.md?", f"{path}:{start}-{end}\n\n{preview}",
+        entry = markdown_entry(text, day=daily_date(path))
+        entry[0] += f" [score={score:.3f} … source={path}:{start}-{end}]"
+        preview = Text(f"{path}:{start}-{end} becomes, in MEMORY.md:\n\n", style="bold")
+        preview.append("\n".join(entry))
+        self.push_screen(ChoiceModal("Promote into MEMORY.md?", preview,
                                      [("promote", "Promote"), ("cancel", "Cancel")]), decided)
 
     def _promote(self, path: str, start: int, end: int, text: str, score: float) -> None:
@@ -159,11 +201,54 @@ class CurationController(MemtuiBase):
             self.notify(f"Appended to {rel}")
             if self.viewer.rel == rel and not self.viewer.dirty:
                 self.viewer.reload()
-            self.refresh_browser()
+            self.track_files([rel])
             self._after_write()
 
         target = daily_log_path(self.manager.env.workspace_dir, self.today).name
         self.push_screen(PromptModal(f"Note for memory/{target}", "what should the agent remember?"), chosen)
+
+    # -- the user's editor -------------------------------------------------------------------
+
+    def action_open_in_editor(self) -> None:
+        """Suspend the app and open the hit's file (or the open file) in $VISUAL / $EDITOR at the line."""
+        place = self._place()
+        if place is None:
+            self.notify("Highlight a hit or open a file first", severity="warning")
+            return
+        rel, line = place
+        try:
+            argv = editor_command(self.resolve_rel(rel), line)
+        except MemtuiError as exc:
+            self.notify(str(exc), severity="warning")
+            return
+        try:
+            with self.suspend():
+                subprocess.run(argv, check=False)
+        except OSError as exc:
+            self.notify(f"cannot start {argv[0]}: {exc}", severity="error")
+            return
+        except SuspendNotSupported:
+            self.notify(f"this terminal cannot hand over to {argv[0]}", severity="error")
+            return
+        if self.viewer.rel == rel and not self.viewer.dirty:
+            self.viewer.reload()
+        self.track_files([rel])
+        self._after_write()
+
+    def _place(self) -> tuple[str, int] | None:
+        """(path, line) the editor should open: the viewer's cursor when it has the focus, else the hit, else the
+        browser's file."""
+        viewer = self.viewer
+        if self.viewer_focused() and viewer.rel is not None:
+            return viewer.rel, viewer.cursor_line()
+        if self.browser.has_focus:
+            entry = self.browser.cursor_node.data if self.browser.cursor_node is not None else None
+            rel = getattr(entry, "rel", None)
+            return (rel, 1) if isinstance(rel, str) and not rel.startswith("sessions/") else None
+        hit = self.highlighted_hit()
+        if hit is not None:
+            return hit.path, hit.start_line
+        return (viewer.rel, viewer.cursor_line()) if viewer.rel is not None else None
 
     # -- copy ---------------------------------------------------------------------------------
 

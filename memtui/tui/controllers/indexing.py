@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -11,11 +12,13 @@ from textual.worker import get_current_worker
 
 from memtui.index.events import IndexEvent
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted
+from memtui.tui.explain import status_view
+from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted, StatusReady
 from memtui.tui.screens import ErrorModal, TextModal
 from memtui.tui.widgets import IndexStatusBar
 
 TUI_SYNC_REASON = "tui"
+PROGRESS_EVERY = 0.1  # seconds between progress messages from the engine's thread
 
 
 class IndexController(MemtuiBase):
@@ -24,16 +27,21 @@ class IndexController(MemtuiBase):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.indexing = False
+        self.last_status: dict[str, Any] | None = None
         self._quiet_sync = False
+        self._progress_posted_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
 
     def listen_to_engine(self) -> None:
-        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty."""
+        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty (the
+        status is read when it is done), else the status is read now."""
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
         needs_index = self.manager.dirty or self.manager.store.read_meta() is None
         if self.auto_index and needs_index and not self.manager.env.read_only:
             self._quiet_sync = True
             self.run_sync(force=False)
+        else:
+            self.refresh_status()
 
     def on_unmount(self) -> None:
         """Stop listening to the engine."""
@@ -41,17 +49,38 @@ class IndexController(MemtuiBase):
             self._unsubscribe()
 
     def refresh_status(self) -> None:
-        """Redraw the status bar from `MemoryManager.status()`."""
-        status = self.manager.status()
-        status["profile"] = self.tuning.profile
-        self.query_one("#status-bar", IndexStatusBar).show_status(status, self.provider_note)
+        """Recompute `MemoryManager.status()` in a worker (without the walk that counts files on disk); the
+        status bar redraws when it arrives."""
+        self._status_worker(False)
+
+    @work(thread=True, exclusive=True, group="status", exit_on_error=False, description="Reading the status")
+    def _status_worker(self, full: bool) -> None:
+        try:
+            status = self.manager.status(scan=full)
+        except Exception as exc:
+            self.post_message(IndexFailed(f"cannot read the index status: {exc}"))
+            return
+        self.post_message(StatusReady(status, full))
+
+    @on(StatusReady)
+    def _status_ready(self, message: StatusReady) -> None:
+        self.last_status = message.status
+        self.query_one("#status-bar", IndexStatusBar).show_status(message.status, self.provider_note)
+        if message.full:
+            body = json.dumps(message.status, indent=2, ensure_ascii=False, default=str)
+            self.push_screen(TextModal("Index status", status_view(message.status), copy_text=body))
 
     def _relay_index_event(self, event: IndexEvent) -> None:
         """Called from any thread: turn engine events into messages."""
         if event.kind == "started":
             self.post_message(IndexStarted(event.reason))
         elif event.kind == "progress" and event.progress is not None:
-            self.post_message(IndexProgress(event.progress))
+            # One message per file would cost the UI thread a dispatch each: post a few per second.
+            now = time.monotonic()
+            done = event.progress.files_done >= event.progress.files_total
+            if done or now - self._progress_posted_at >= PROGRESS_EVERY:
+                self._progress_posted_at = now
+                self.post_message(IndexProgress(event.progress))
         elif event.kind == "finished" and event.report is not None:
             self.post_message(IndexFinished(event.report))
         elif event.kind == "failed" and event.reason != TUI_SYNC_REASON:
@@ -115,6 +144,5 @@ class IndexController(MemtuiBase):
         self.run_sync(force=True)
 
     def action_index_status(self) -> None:
-        """Show every status field."""
-        body = json.dumps(self.manager.status(), indent=2, ensure_ascii=False, default=str)
-        self.push_screen(TextModal("Index status", body))
+        """Read the full status in a worker and show it, readable (`c` copies it as JSON)."""
+        self._status_worker(True)

@@ -14,10 +14,13 @@ from memtui.errors import MemtuiError
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.explain import no_hits_text, query_explanation
+from memtui.tui.history import HISTORY_FILE, QueryHistory
 from memtui.tui.messages import FilesChanged, IndexFinished, SearchFailed, SearchFinished
 from memtui.tui.screens import PromptModal, TextModal
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 from memtui.tui.widgets import TracePanel
+from memtui.tui.widgets.results import MMR_MARK, moved_by_mmr
 
 
 class SearchController(MemtuiBase):
@@ -35,6 +38,7 @@ class SearchController(MemtuiBase):
         self._searched_while_indexing = False
         self._search_running = False
         self._pending_search: tuple[int, bool] | None = None
+        self.history = QueryHistory(None if self.manager.env.read_only else self.manager.env.memtui_dir / HISTORY_FILE)
 
     @property
     def search_pending(self) -> bool:
@@ -47,11 +51,29 @@ class SearchController(MemtuiBase):
     def _query_changed(self, _event: Input.Changed) -> None:
         self.schedule_search(retune=False, delay=self.debounce)
 
-    @on(Input.Submitted, "#query")
-    def _query_submitted(self, _event: Input.Submitted) -> None:
+    def action_submit_search(self) -> None:
+        """Run the query now (when it is still waiting) and go to the results."""
         if self._search_timer is not None:
             self.schedule_search(retune=False, delay=0)
-        self.results.focus()
+        self.history.add(self.query_input.value)
+        self.focus_now(self.results)
+
+    def action_leave_search(self) -> None:
+        """Leave the search box for the results (or the files when there are none); the query stays."""
+        self.history.add(self.query_input.value)
+        if self.results.row_count:
+            self.focus_now(self.results)
+        elif self.query_one("#side").display:
+            self.focus_now(self.browser)
+        else:
+            self.focus_now(self.query_one("#trace", TracePanel))
+
+    def action_history(self, direction: int) -> None:
+        """Put an earlier (-1) or later (+1) query in the box."""
+        query = self.history.step(direction, self.query_input.value)
+        if query is not None:
+            self.query_input.value = query
+            self.query_input.cursor_position = len(query)
 
     def schedule_search(self, *, retune: bool, delay: float) -> None:
         """(Re)start the debounce timer; the search runs in a worker when it fires."""
@@ -70,7 +92,8 @@ class SearchController(MemtuiBase):
             self.response = None
             self.marks = {}
             self.results.show([], {}, [])
-            self.query_one("#trace", TracePanel).show(None, None)
+            self.results.border_subtitle = ""
+            self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
             self.query_one("#search-info", Static).update("", layout=False)
             return
         if self.indexing and self._present_first_hit:
@@ -141,6 +164,8 @@ class SearchController(MemtuiBase):
                                                                                                    response.results)]
         self.response = response
         self.results.show(response.results, self.marks, gone, keep_cursor=same_query and message.retune)
+        self.results.border_subtitle = (f"{MMR_MARK} placed by MMR, not by score"
+                                        if any(moved_by_mmr(c) for c in response.results) else "")
         self._update_search_info(response)
         self._show_trace(self.results.highlighted_key())
         if self._present_first_hit and response.results:
@@ -150,11 +175,11 @@ class SearchController(MemtuiBase):
     def _present(self, hit: Candidate) -> None:
         """Opening with a query: focus the results (first hit highlighted, its trace shown) and load the hit's
         file at its lines in the File tab."""
-        self.results.focus()
+        self.focus_now(self.results)
         self.results.move_cursor(row=0, animate=False)
         try:
             self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
-        except OSError:
+        except (OSError, MemtuiError):
             return
 
     @on(SearchFailed)
@@ -184,7 +209,23 @@ class SearchController(MemtuiBase):
         return self.hit(self.results.highlighted_key())
 
     def _show_trace(self, chunk_id: str | None) -> None:
-        self.query_one("#trace", TracePanel).show(self.hit(chunk_id), self.response)
+        trace = self.query_one("#trace", TracePanel)
+        if self.response is not None and not self.response.results:
+            trace.show(None, None, hint=no_hits_text(self.response))
+        else:
+            trace.show(self.hit(chunk_id), self.response, hint="Highlight a result to see why it ranks there.")
+
+    def idle_hint(self) -> Text:
+        """What the trace pane says before a query: how to start (or, on an empty workspace, what to do)."""
+        if self.browser.listed and not self.browser.listing.entries:
+            text = Text("No memory files yet.\n\n", style="bold")
+            text.append(f"memtui looked in {self.manager.env.workspace_dir} (MEMORY.md and memory/*.md).\n\n"
+                        "• memtui demo              explore a sample workspace\n"
+                        "• memtui --workspace DIR   open a folder of Markdown notes\n"
+                        "• memtui --state-dir DIR --agent ID   an OpenClaw agent\n\n"
+                        "n appends a first note to today's log.")
+            return text
+        return Text("Press / and type a query; the results update as you type. ? lists the keys.", style="dim")
 
     @on(DataTable.RowHighlighted, "#results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:
@@ -199,8 +240,8 @@ class SearchController(MemtuiBase):
     # -- actions ------------------------------------------------------------------------------
 
     def action_focus_search(self) -> None:
-        """Focus the query box."""
-        self.query_input.focus()
+        """Focus the query box (at once, so keys typed right after `/` land in it)."""
+        self.screen.set_focus(self.query_input)
 
     def action_open_hit(self) -> None:
         """Open the highlighted hit's file at its lines."""
@@ -209,15 +250,16 @@ class SearchController(MemtuiBase):
             self.notify("No hit highlighted", severity="warning")
             return
         self.open_file(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
-        self.viewer.text_area.focus()
+        self.focus_now(self.viewer.text_area)
 
     def action_explain_query(self) -> None:
         """Show the query-level explanation."""
         if self.response is None:
             self.notify("Type a query first", severity="warning")
             return
-        body = json.dumps(self.response.explain(), indent=2, ensure_ascii=False)
-        self.push_screen(TextModal(f"Query: {self.response.query}", body))
+        body = query_explanation(self.response)
+        copy = json.dumps(self.response.explain(), indent=2, ensure_ascii=False)
+        self.push_screen(TextModal(f"Query: {self.response.query}", body, copy_text=copy))
 
     # -- why not ------------------------------------------------------------------------------
 

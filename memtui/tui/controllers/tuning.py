@@ -6,11 +6,12 @@ from typing import Any
 
 from textual import on
 from textual.containers import Horizontal
-from textual.widgets import Input
 
+from memtui.errors import MemtuiError
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.tuning import Tuning
-from memtui.tui.widgets import TuningPanel
+from memtui.tui.screens import PromptModal
+from memtui.tui.tuning import KNOBS_BY_FIELD, Tuning
+from memtui.tui.widgets import IndexStatusBar, TuningPanel
 
 
 class TuningController(MemtuiBase):
@@ -21,41 +22,69 @@ class TuningController(MemtuiBase):
         self.configured_tuning = Tuning.from_settings(self.manager.settings, self.manager.env.profile)
         self.tuning = self.configured_tuning
 
+    @property
+    def tuning_panel(self) -> TuningPanel | None:
+        """The panel, once it was opened."""
+        return next(self.query("#tuning").results(TuningPanel), None)
+
+    def show_tuning(self) -> TuningPanel:
+        """Show the panel (built on first use: most sessions never open it) and focus it."""
+        body = self.query_one("#body", Horizontal)
+        panel = self.tuning_panel
+        if panel is None:
+            panel = TuningPanel(self.tuning, self.configured_tuning, id="tuning")
+            panel.border_title = "5 Tuning"
+            body.mount(panel)
+        panel.display = True
+        body.add_class("-tuning")
+        self.call_after_refresh(panel.focus)
+        return panel
+
     def action_toggle_tuning(self) -> None:
         """Show or hide the tuning panel."""
-        body = self.query_one("#body", Horizontal)
-        panels = self.query("#tuning").results(TuningPanel)
-        panel = next(panels, None)
-        if panel is None:
-            # Built on first use: it is the costliest widget, and most sessions never open it.
-            panel = TuningPanel(self.tuning, id="tuning")
-            body.mount(panel)
+        panel = self.tuning_panel
+        if panel is not None and panel.display:
+            panel.display = False
+            self.query_one("#body", Horizontal).remove_class("-tuning")
+            self.focus_now(self.results)
         else:
-            panel.display = not panel.display
-        body.set_class(panel.display, "-tuning")
-        if panel.display:
-            self.call_after_refresh(lambda: panel.query_one("#tune-vector", Input).focus())
+            self.show_tuning()
 
     @on(TuningPanel.Changed)
     def _tuning_changed(self, message: TuningPanel.Changed) -> None:
         self.set_tuning(message.tuning)
 
+    @on(TuningPanel.EditRequested)
+    def _edit_knob(self, message: TuningPanel.EditRequested) -> None:
+        knob = KNOBS_BY_FIELD[message.field]
+
+        def typed(value: str | None) -> None:
+            panel = self.tuning_panel
+            if value is None or not value.strip() or panel is None:
+                return
+            try:
+                tuning = self.tuning.parsed(message.field, value)
+            except MemtuiError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            panel.set_value(tuning)
+
+        bounds = f"{knob.low:g}–{knob.high:g}"
+        self.push_screen(PromptModal(f"{knob.label} ({bounds})", bounds, self.tuning.value_text(message.field)),
+                         typed)
+
     def set_tuning(self, tuning: Tuning) -> None:
-        """Use new knobs and re-rank the current query."""
+        """Use new knobs, mark the status bar when they differ from the config, and re-rank the query."""
         self.tuning = tuning
-        self.refresh_status()
+        self.query_one("#status-bar", IndexStatusBar).show_tuned(tuning.changed_from(self.configured_tuning))
         if self.query_input.value.strip():
             self.schedule_search(retune=True, delay=self.debounce)
 
     def action_reset_tuning(self) -> None:
         """Back to the configured values."""
-        panel = next(self.query("#tuning").results(TuningPanel), None)
+        panel = self.tuning_panel
         if panel is not None:
-            shown = panel.display
-            panel.remove()
-            fresh = TuningPanel(self.configured_tuning, id="tuning")
-            self.query_one("#body", Horizontal).mount(fresh)
-            fresh.display = shown
+            panel.show(self.configured_tuning)
         self.set_tuning(self.configured_tuning)
         self.notify("Tuning reset to the configured values")
 

@@ -1,39 +1,105 @@
-"""The help screen: what memtui shows, and every key (after the user's remapping)."""
+"""The help screen: what the screen shows and its keys, read from the live bindings (after the user's keymap),
+one line per key, grouped by pane; keys written as people write them."""
 
 from __future__ import annotations
 
 from importlib import resources
+from typing import ClassVar
 
+from rich.table import Table
+from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
+from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import VerticalScroll
+from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Label, Markdown
+from textual.widgets import Footer, Markdown, Static
+
+from memtui.tui.keys import keys_display
+
+KeyRow = tuple[str, str, str, str]  # keys, label, help, binding id
 
 
-def keys_markdown(rows: list[tuple[str, str, str]]) -> str:
-    """A Markdown table of (keys, binding id, description)."""
-    lines = ["| keys | action | id |", "| --- | --- | --- |"]
-    lines += [f"| `{keys}` | {description} | `{binding_id}` |" for keys, binding_id, description in rows]
-    return "\n".join(lines)
+def live_bindings(node: DOMNode, keymap: dict[str, str]) -> list[Binding]:
+    """`node`'s own bindings with the keymap applied, one per action (its keys joined), in declaration order."""
+    bindings: BindingsMap = node._bindings.copy()
+    if keymap:
+        bindings.apply_keymap(keymap)
+    merged: dict[str, Binding] = {}
+    for key, binding in bindings:
+        seen = merged.get(binding.action)
+        merged[binding.action] = binding.with_key(f"{seen.key},{key}") if seen is not None else binding
+    return list(merged.values())
+
+
+def key_rows(bindings: list[Binding]) -> list[KeyRow]:
+    """(keys, label, help, id) of memtui's bindings and any shown in the footer (the widgets' built-in cursor
+    keys, and system ones, left out)."""
+    return [(keys_display(b.key), b.description, b.tooltip if b.tooltip != b.description else "", b.id or "")
+            for b in bindings if b.description and not b.system and (b.id or b.show)]
+
+
+def keys_table(rows: list[KeyRow]) -> Table:
+    """One line per key: keys, label, help (cut with an ellipsis), id."""
+    table = Table.grid(padding=(0, 2), expand=True)
+    table.add_column(style="bold", no_wrap=True, min_width=8, max_width=14, overflow="ellipsis")
+    table.add_column(no_wrap=True, min_width=10, max_width=14, overflow="ellipsis")
+    table.add_column(style="dim", no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column(style="dim italic", no_wrap=True)
+    for keys, label, text, binding_id in rows:
+        table.add_row(Text(keys), Text(label), Text(text), Text(binding_id))
+    return table
 
 
 class HelpScreen(ModalScreen[None]):
-    """help.md plus the live key table; any key closes."""
+    """A screen's intro and its keys, grouped; escape, q or the help key closes."""
 
-    def __init__(self, rows: list[tuple[str, str, str]]) -> None:
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("escape,q", "close", "close"),
+        Binding("j,down", "scroll('down')", "scroll", show=False),
+        Binding("k,up", "scroll('up')", "scroll", show=False),
+    ]
+
+    def __init__(self, title: str, groups: list[tuple[str, list[KeyRow]]], *, intro: str = "") -> None:
         super().__init__()
-        self.rows = rows
+        self.title_text = title
+        self.groups = groups
+        self.intro = intro
+
+    @property
+    def rows(self) -> list[KeyRow]:
+        """Every key row shown, all groups."""
+        return [row for _name, rows in self.groups for row in rows]
 
     def compose(self) -> ComposeResult:
-        """The help text."""
-        text = resources.files("memtui.tui").joinpath("help.md").read_text(encoding="utf-8")
+        """Intro, then one table per group."""
         with VerticalScroll(id="help-box"):
-            yield Markdown(text.replace("{{KEYS}}", keys_markdown(self.rows)), id="help-body")
-            yield Label("escape or q closes · arrows scroll", id="modal-hint")
+            yield Static(Text(self.title_text, style="bold"), id="modal-title")
+            if self.intro:
+                yield Markdown(self.intro, id="help-body")
+            for name, rows in self.groups:
+                yield Static(Text(name, style="bold underline"), classes="help-group")
+                yield Static(keys_table(rows), classes="help-keys")
+        yield Footer()
 
     def on_key(self, event: events.Key) -> None:
-        """Escape/q close; other keys scroll."""
-        if event.key in ("escape", "q", "f1", "question_mark"):
+        """The help key closes as well (whatever it was remapped to)."""
+        if event.key in ("f1", "question_mark"):
             event.stop()
             self.dismiss(None)
+
+    def action_close(self) -> None:
+        """Close the help."""
+        self.dismiss(None)
+
+    def action_scroll(self, direction: str) -> None:
+        """Scroll the help."""
+        box = self.query_one("#help-box", VerticalScroll)
+        box.scroll_down(animate=False) if direction == "down" else box.scroll_up(animate=False)
+
+
+def help_intro(name: str) -> str:
+    """The Markdown intro of a screen's help (`help-<name>.md` in the package)."""
+    path = resources.files("memtui.tui").joinpath(f"help-{name}.md")
+    return path.read_text(encoding="utf-8") if path.is_file() else ""

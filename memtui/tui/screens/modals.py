@@ -1,4 +1,5 @@
-"""Small modal dialogs: scrollable text (copy with c), errors, a choice prompt, a one-line prompt."""
+"""Small modal dialogs, sized to the screen, each with a footer of its own keys: scrollable text (copy with c),
+errors, a choice prompt, a one-line prompt."""
 
 from __future__ import annotations
 
@@ -7,14 +8,34 @@ from typing import ClassVar
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
-from textual.binding import BindingType
+from textual.binding import Binding, BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
-from textual.widgets import Button, Input, Label, Static
+from textual.widgets import Button, Footer, Input, Label, Static
+
+FIXED_ROWS = 11  # border, title, hint, buttons and the footer around a dialog's scrolling body
 
 
-class TextModal(ModalScreen[None]):
+class SizedModal(ModalScreen[str | None]):
+    """A dialog whose scrolling body shrinks with the terminal so its title, buttons and hint stay visible."""
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Cap the body at what the screen has left."""
+        for scroll in self.query("#modal-scroll"):
+            scroll.styles.max_height = max(3, event.size.height - FIXED_ROWS)
+
+
+class TextModal(SizedModal):
     """Scrollable text; `c` copies it, any other key closes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("c", "copy", "copy"),
+        Binding("escape", "close", "close"),
+        Binding("j,down", "scroll('down')", "scroll", show=False),
+        Binding("k,up", "scroll('up')", "scroll", show=False),
+        Binding("pagedown,space", "scroll('page-down')", "page", show=False),
+        Binding("pageup", "scroll('page-up')", "page", show=False),
+    ]
 
     def __init__(self, title: str, body: str | Text, *, copy_text: str | None = None) -> None:
         super().__init__()
@@ -23,30 +44,33 @@ class TextModal(ModalScreen[None]):
         self.copy_text = copy_text if copy_text is not None else str(body)
 
     def compose(self) -> ComposeResult:
-        """Title, body, hint."""
+        """Title, body, hint, footer."""
         with Vertical(id="modal-box"):
-            yield Label(self.title_text, id="modal-title")
+            yield Label(Text(self.title_text), id="modal-title")
             with VerticalScroll(id="modal-scroll"):
-                yield Static(self.body, id="modal-body")
-            yield Label("c copy · any other key closes", id="modal-hint")
+                yield Static(self.body if isinstance(self.body, Text) else Text(self.body), id="modal-body")
+            yield Label("c copy · ↑↓ scroll · any other key closes", id="modal-hint")
+        yield Footer()
 
     def on_key(self, event: events.Key) -> None:
-        """`c` copies; up/down/page keys scroll; anything else closes."""
-        event.stop()
-        if event.key == "c":
-            self.app.copy_text(self.copy_text, self.title_text)  # type: ignore[attr-defined]
-            return
-        scroll = self.query_one("#modal-scroll", VerticalScroll)
-        if event.key in ("down", "j"):
-            scroll.scroll_down(animate=False)
-        elif event.key in ("up", "k"):
-            scroll.scroll_up(animate=False)
-        elif event.key == "pagedown":
-            scroll.scroll_page_down(animate=False)
-        elif event.key == "pageup":
-            scroll.scroll_page_up(animate=False)
-        else:
+        """Keys without a binding here close the dialog (and do nothing underneath)."""
+        if event.key not in {key for key, _binding in self._bindings}:
+            event.stop()
             self.dismiss(None)
+
+    def action_copy(self) -> None:
+        """Copy the text."""
+        self.app.copy_text(self.copy_text, self.title_text)  # type: ignore[attr-defined]
+
+    def action_close(self) -> None:
+        """Close."""
+        self.dismiss(None)
+
+    def action_scroll(self, how: str) -> None:
+        """Scroll the body."""
+        scroll = self.query_one("#modal-scroll", VerticalScroll)
+        {"down": scroll.scroll_down, "up": scroll.scroll_up, "page-down": scroll.scroll_page_down,
+         "page-up": scroll.scroll_page_up}[how](animate=False)
 
 
 class ErrorModal(TextModal):
@@ -55,27 +79,30 @@ class ErrorModal(TextModal):
     DEFAULT_CLASSES = "-error"
 
 
-class ChoiceModal(ModalScreen[str]):
+class ChoiceModal(SizedModal):
     """A question with buttons; dismisses with the chosen button's id (escape → "cancel")."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [("escape", "choose('cancel')", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "choose('cancel')", "cancel")]
 
-    def __init__(self, title: str, message: str, choices: list[tuple[str, str]]) -> None:
+    def __init__(self, title: str, message: str | Text, choices: list[tuple[str, str]]) -> None:
         super().__init__()
         self.title_text = title
         self.message = message
         self.choices = choices
 
     def compose(self) -> ComposeResult:
-        """Title, message, buttons."""
+        """Title, message, buttons, hint, footer."""
         with Vertical(id="modal-box"):
-            yield Label(self.title_text, id="modal-title")
-            yield Static(self.message, id="modal-body")
+            yield Label(Text(self.title_text), id="modal-title")
+            with VerticalScroll(id="modal-scroll"):
+                yield Static(self.message if isinstance(self.message, Text) else Text(self.message),
+                             id="modal-body")
             with Horizontal(id="modal-buttons"):
                 for choice_id, label in self.choices:
-                    yield Button(label, id=f"choice-{choice_id}")
-            yield Static("  ·  ".join(f"{label[:1].lower()} {label}" for _, label in self.choices) + "  ·  esc cancel",
-                         id="modal-hint")
+                    yield Button(label, id=f"choice-{choice_id}", compact=True)
+            yield Label("  ·  ".join(f"{label[:1].lower()} {label}" for _, label in self.choices)
+                        + "  ·  esc cancel", id="modal-hint")
+        yield Footer()
 
     @on(Button.Pressed)
     def _pressed(self, event: Button.Pressed) -> None:
@@ -97,7 +124,7 @@ class ChoiceModal(ModalScreen[str]):
 class PromptModal(ModalScreen[str | None]):
     """Asks for one line of text; Enter submits, Escape cancels (None)."""
 
-    BINDINGS: ClassVar[list[BindingType]] = [("escape", "cancel", "Cancel")]
+    BINDINGS: ClassVar[list[BindingType]] = [Binding("escape", "cancel", "cancel")]
 
     def __init__(self, title: str, placeholder: str = "", value: str = "") -> None:
         super().__init__()
@@ -106,11 +133,12 @@ class PromptModal(ModalScreen[str | None]):
         self.value = value
 
     def compose(self) -> ComposeResult:
-        """Title and input."""
+        """Title, input, hint, footer."""
         with Vertical(id="modal-box"):
-            yield Label(self.title_text, id="modal-title")
+            yield Label(Text(self.title_text), id="modal-title")
             yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
             yield Label("enter submits · escape cancels", id="modal-hint")
+        yield Footer()
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

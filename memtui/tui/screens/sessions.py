@@ -17,7 +17,7 @@ from memtui.context.bootstrap import BootstrapReport, bootstrap_report
 from memtui.context.sessions import SessionReport, SessionsReport, session_reports
 from memtui.context.startup import StartupContext, startup_context
 from memtui.settings.agent import AgentEnv
-from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge
+from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge, usage_style
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
                 "size-only": "dim"}
@@ -32,12 +32,14 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
                 f"{report.threshold:,}–{report.threshold + soft_tokens:,}\n")
     text.append_text(token_gauge(report.token_count, report.context_window, report.threshold, soft_tokens))
     used = f"{report.percent_used:.1f}% of threshold" if report.percent_used is not None else "no threshold"
-    text.append(f"  {used}\n")
+    text.append(f"  {used}\n", style=usage_style(report.token_count, report.threshold))
     size = report.transcript_bytes or 0
     text.append(f"transcript {human_bytes(size)} / force flush {human_bytes(report.force_flush_transcript_bytes)}\n")
     text.append_text(bytes_gauge(size, report.force_flush_transcript_bytes))
     text.append("\nflush: ")
-    text.append(report.flush_state, style=_STATE_STYLE.get(report.flush_state, ""))
+    state_style = usage_style(report.token_count, report.threshold) if report.flush_state == "below" else \
+        _STATE_STYLE.get(report.flush_state, "")
+    text.append(report.flush_state, style=state_style)
     text.append(f" — {report.flush_reason} · rule {report.flush_rule} · tokens from {report.token_source}"
                 f" · compactions {report.compaction_count}")
     return text
@@ -98,8 +100,10 @@ class SessionsScreen(Screen[None]):
         for session in self.report.sessions:
             used = f"{session.percent_used:.1f}%" if session.percent_used is not None else "–"
             table.add_row(Text(session.key), Text(session.chat_type), Text(f"{session.token_count:,}", justify="right"),
-                          Text(f"{session.threshold:,}", justify="right"), Text(used, justify="right"),
-                          Text(session.flush_state, style=_STATE_STYLE.get(session.flush_state, "")),
+                          Text(f"{session.threshold:,}", justify="right"),
+                          Text(used, justify="right", style=usage_style(session.token_count, session.threshold)),
+                          Text(session.flush_state, style=usage_style(session.token_count, session.threshold)
+                               if session.flush_state == "below" else _STATE_STYLE.get(session.flush_state, "")),
                           Text(human_bytes(session.transcript_bytes or 0), justify="right"), key=session.key)
         if not self.report.sessions:
             self.query_one("#session-gauge", Static).update(

@@ -1,33 +1,42 @@
-"""The memory browser: MEMORY.md, daily logs by date (today/yesterday marked), slug files, DREAMS.md,
-extra paths and session transcripts, optionally narrowed by a filter text."""
+"""The memory browser: MEMORY.md and DREAMS.md, daily logs by year and month (today and yesterday marked),
+other notes, extra paths and session transcripts. Groups fill in when first opened, so a workspace of 10,000
+daily logs costs a few dozen nodes; file events add or remove single nodes."""
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
-from datetime import date, timedelta
-from pathlib import Path
+from datetime import date
 from typing import ClassVar
 
+from rich.style import Style
+from rich.text import Text
+from textual import on
 from textual.binding import Binding, BindingType
 from textual.widgets import Input, Tree
 from textual.widgets.tree import TreeNode
 
-from memtui.index.workspace import daily_date, list_memory_files
+from memtui.tui.actions import bindings_for
+from memtui.tui.browser_model import MONTHS, SECTIONS, TRANSCRIPTS, WEEKDAYS, BrowserEntry, Listing
 
-TRANSCRIPTS = "Session transcripts"
+FILTER_CAP = 500
+OPEN_AT_START = 20  # the newest months open until this many daily logs show
 
 
 @dataclass(frozen=True)
-class BrowserEntry:
-    """A file the browser can open: `rel` is workspace-relative (or the transcript's name)."""
+class Group:
+    """A folder-like node: ("year", y), ("month", y, m) or (section,)."""
 
-    kind: str
-    rel: str
-    abs_path: Path
+    key: tuple[object, ...]
 
 
-class MemoryBrowser(Tree[BrowserEntry]):
+Node = TreeNode[BrowserEntry | Group]
+
+
+def _count_label(name: str, count: int) -> str:
+    return f"{name} ({count:,})"
+
+
+class MemoryBrowser(Tree[BrowserEntry | Group]):
     """A tree of the agent's memory files."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -35,7 +44,8 @@ class MemoryBrowser(Tree[BrowserEntry]):
         Binding("k", "cursor_up", "Up", show=False),
         Binding("g", "scroll_home", "Top", show=False),
         Binding("G", "scroll_end", "Bottom", show=False),
-        Binding("escape", "app.clear_file_filter", "Clear filter", show=False),
+        Binding("escape", "app.clear_file_filter", "clear filter", show=False),
+        *bindings_for("files"),
     ]
 
     def __init__(self, **kwargs: object) -> None:
@@ -44,110 +54,238 @@ class MemoryBrowser(Tree[BrowserEntry]):
         self.guide_depth = 2
         self.filter_text = ""
         self.shown = 0
-        self._listing: list[tuple[str, str, BrowserEntry]] = []  # (group, label, entry); group "" = top level
+        self.listing = Listing()
+        self.today = date.today()
+        self.listed = False
+        self._leaves: dict[str, Node] = {}
+        self._group_nodes: dict[tuple[object, ...], Node] = {}
+        self._filled: set[tuple[object, ...]] = set()
 
-    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
-        """Escape clears the filter only while one is set (else it means what it means elsewhere)."""
-        if action == "app.clear_file_filter":
-            return bool(self.filter_text)
-        return True
+    def render_label(self, node: Node, base_style: Style, style: Style) -> Text:
+        """The label, cut with an ellipsis to the width the tree has."""
+        text = super().render_label(node, base_style, style)
+        depth = 0
+        parent = node.parent
+        while parent is not None and parent is not self.root:
+            depth += 1
+            parent = parent.parent
+        room = self.scrollable_content_region.width - depth * self.guide_depth - 1
+        if room > 3 and text.cell_len > room:
+            text.truncate(room - 1)
+            text.append("…")
+        return text
+
+    # -- listing ------------------------------------------------------------------------------
+
+    def show_listing(self, listing: Listing, today: date) -> None:
+        """Show a fresh listing: the first one whole, a later one (re-read from disk) as differences."""
+        self.today = today
+        if self.listed:
+            self.apply(*self.listing.diff(listing.entries.values()))
+            return
+        self.listed = True
+        self.listing = listing
+        self._rebuild()
 
     def set_filter(self, text: str) -> None:
-        """List only files whose label or path contains `text` (case-insensitive); "" lists every file."""
+        """List only files whose path contains `text` (case-insensitive); "" lists every file."""
         self.filter_text = text.strip().lower()
-        self._render()
+        self._rebuild()
 
-    def populate(self, workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir: Path | None,
-                 today: date) -> None:
-        """Re-list the files from disk and show them through the filter, keeping the cursor on the same
-        file when it is still listed."""
-        files = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
-        listing: list[tuple[str, str, BrowserEntry]] = []
-        memory_root = next((f for f in files if f.rel_path == "MEMORY.md"), None)
-        if memory_root is not None:
-            listing.append(("", "MEMORY.md", BrowserEntry("memory", "MEMORY.md", memory_root.abs_path)))
-        dated = sorted(((day, f) for f in files if f.rel_path.startswith("memory/")
-                        and (day := daily_date(f.rel_path)) is not None),
-                       key=lambda item: (item[0], item[1].rel_path), reverse=True)
-        listing += [("Daily logs", _daily_label(day, f.rel_path, today), BrowserEntry("daily", f.rel_path, f.abs_path))
-                    for day, f in dated]
-        listing += [("Other notes", f.rel_path.removeprefix("memory/"), BrowserEntry("note", f.rel_path, f.abs_path))
-                    for f in files if f.rel_path.startswith("memory/") and daily_date(f.rel_path) is None]
-        for name in ("DREAMS.md", "dreams.md"):
-            dreams = workspace_dir / name
-            if dreams.is_file() and not dreams.is_symlink():
-                listing.append(("", name, BrowserEntry("dreams", name, dreams)))
-                break
-        listing += [("Extra paths", f.rel_path, BrowserEntry("extra", f.rel_path, f.abs_path))
-                    for f in files if f.rel_path != "MEMORY.md" and not f.rel_path.startswith("memory/")]
-        transcripts = sorted(sessions_dir.glob("*.jsonl")) if sessions_dir and sessions_dir.is_dir() else []
-        listing += [(TRANSCRIPTS, path.name, BrowserEntry("transcript", f"sessions/{path.name}", path))
-                    for path in transcripts]
-        self._listing = listing
-        self._render()
-
-    def _render(self) -> None:
-        """Rebuild the tree from the last listing: top-level files and one node per group, in listing order."""
+    def _rebuild(self) -> None:
         selected = self.cursor_node.data if self.cursor_node is not None else None
         self.clear()
-        shown = [item for item in self._listing if not self.filter_text or self.filter_text in item[1].lower()
-                 or self.filter_text in item[2].rel.lower()]
-        counts = Counter(group for group, _label, _entry in shown)
-        groups: dict[str, TreeNode[BrowserEntry]] = {}
-        for group, label, entry in shown:
-            if not group:
-                self.root.add_leaf(label, entry)
-                continue
-            if group not in groups:
-                expand = group != TRANSCRIPTS or bool(self.filter_text)
-                groups[group] = self.root.add(f"{group} ({counts[group]})", expand=expand)
-            groups[group].add_leaf(label, entry)
-        self.shown = len(shown)
-        self._restore(selected)
+        self._leaves.clear()
+        self._group_nodes.clear()
+        self._filled.clear()
+        if self.filter_text:
+            self._show_matches()
+        else:
+            self._show_groups()
+        if isinstance(selected, BrowserEntry):
+            node = self.find(selected.rel)
+            if node is not None:
+                self.move_cursor(node)
 
-    def _restore(self, selected: BrowserEntry | None) -> None:
-        if selected is None:
+    def _show_matches(self) -> None:
+        matches = self.listing.matching(self.filter_text)
+        for entry in matches[:FILTER_CAP]:
+            label = entry.label(self.today)
+            if entry.day is not None:
+                label = f"{entry.day.isoformat()[:7]}-{label}"
+            self._leaves[entry.rel] = self.root.add_leaf(label, entry)
+        if len(matches) > FILTER_CAP:
+            self.root.add_leaf(Text(f"… {len(matches) - FILTER_CAP:,} more: type more of the name", style="dim"))
+        self.shown = len(matches)
+
+    def _show_groups(self) -> None:
+        for entry in self.listing.in_group(("",)):
+            self._leaves[entry.rel] = self.root.add_leaf(entry.label(self.today), entry)
+        for year, count in self.listing.years().items():
+            self._add_group(self.root, ("year", year), _count_label(str(year), count))
+        for section in SECTIONS:
+            count = len(self.listing.in_group((section,)))
+            if count:
+                self._add_group(self.root, (section,), _count_label(section, count))
+        self.shown = len(self.listing.entries)
+        self._open_newest()
+
+    def _add_group(self, parent: Node, key: tuple[object, ...], label: str, before: int | None = None) -> Node:
+        node = parent.add(label, Group(key), before=before)
+        self._group_nodes[key] = node
+        return node
+
+    def _open_newest(self) -> None:
+        shown = 0
+        for year in self.listing.years():
+            self._group_nodes[("year", year)].expand()
+            self._load(("year", year))
+            for month, count in self.listing.months(year).items():
+                self._group_nodes[("month", year, month)].expand()
+                self._load(("month", year, month))
+                shown += count
+                if shown >= OPEN_AT_START:
+                    return
+
+    def _load(self, key: tuple[object, ...]) -> None:
+        """Fill a group the first time it opens."""
+        if key in self._filled or key not in self._group_nodes:
             return
-        node = self.find(selected.rel)
-        if node is not None:
-            self.move_cursor(node)
+        self._filled.add(key)
+        node = self._group_nodes[key]
+        if key[0] == "year":
+            year = int(key[1])  # type: ignore[call-overload]
+            for month, count in self.listing.months(year).items():
+                self._add_group(node, ("month", year, month), _count_label(MONTHS[month - 1], count))
+            return
+        for entry in self.listing.in_group(key):
+            self._leaves[entry.rel] = node.add_leaf(entry.label(self.today), entry)
 
-    def find(self, rel: str) -> TreeNode[BrowserEntry] | None:
-        """The node of a workspace-relative path, if listed."""
-        stack = list(self.root.children)
-        while stack:
-            node = stack.pop(0)
-            if node.data is not None and node.data.rel == rel:
-                return node
-            stack.extend(node.children)
+    @on(Tree.NodeExpanded)
+    def _expanded(self, event: Tree.NodeExpanded[BrowserEntry | Group]) -> None:
+        if isinstance(event.node.data, Group):
+            self._load(event.node.data.key)
+
+    # -- incremental changes ------------------------------------------------------------------
+
+    def apply(self, added: list[BrowserEntry], removed: list[str]) -> None:
+        """Add, replace or remove single entries (from file events) without rebuilding the tree."""
+        if not added and not removed:
+            return
+        self.listing.apply(added, removed)
+        if self.filter_text:
+            self._rebuild()
+            return
+        for rel in removed:
+            self._remove(rel)
+        for entry in added:
+            self._remove(entry.rel)
+            self._add(entry)
+        self._recount()
+        self.shown = len(self.listing.entries)
+
+    def _remove(self, rel: str) -> None:
+        node = self._leaves.pop(rel, None)
+        if node is None:
+            return
+        parent = node.parent
+        node.remove()
+        while parent is not None and parent is not self.root and not parent.children:
+            group = parent.data
+            grandparent = parent.parent
+            if isinstance(group, Group):
+                self._group_nodes.pop(group.key, None)
+                self._filled.discard(group.key)
+            parent.remove()
+            parent = grandparent
+
+    def _add(self, entry: BrowserEntry) -> None:
+        parent = self.root
+        if entry.day is not None:
+            year_key = ("year", entry.day.year)
+            parent = self._group_nodes.get(year_key) or self._add_group(
+                self.root, year_key, "", before=self._position(self.root, ("year", entry.day.year)))
+            if year_key not in self._filled:
+                return
+            month_key = ("month", entry.day.year, entry.day.month)
+            parent = self._group_nodes.get(month_key) or self._add_group(
+                parent, month_key, "", before=self._position(parent, month_key))
+            if month_key not in self._filled:
+                return
+        elif entry.section:
+            key = (entry.section,)
+            parent = self._group_nodes.get(key) or self._add_group(
+                self.root, key, "", before=self._position(self.root, key))
+            if key not in self._filled:
+                return
+        self._leaves[entry.rel] = parent.add_leaf(entry.label(self.today), entry,
+                                                 before=self._position(parent, entry))
+
+    def _position(self, parent: Node, item: BrowserEntry | tuple[object, ...]) -> int | None:
+        """Where `item` goes among `parent`'s children (None: at the end)."""
+        order = _order(item)
+        for index, child in enumerate(parent.children):
+            data = child.data
+            if data is not None and _order(data if isinstance(data, BrowserEntry) else data.key) > order:
+                return index
         return None
 
+    def _recount(self) -> None:
+        """Refresh every group's count label (one pass over the listing)."""
+        counts = self.listing.group_counts()
+        for key, node in self._group_nodes.items():
+            name = str(key[1]) if key[0] == "year" else MONTHS[int(key[2]) - 1] if key[0] == "month" else \
+                str(key[0])  # type: ignore[call-overload]
+            node.set_label(_count_label(name, counts.get(key, 0)))
+
+    # -- lookups ------------------------------------------------------------------------------
+
+    def find(self, rel: str) -> Node | None:
+        """The node of a workspace-relative path, opening its year and month when needed."""
+        entry = self.listing.entries.get(rel)
+        if entry is None:
+            return None
+        if rel not in self._leaves and not self.filter_text:
+            keys: list[tuple[object, ...]] = []
+            if entry.day is not None:
+                keys = [("year", entry.day.year), ("month", entry.day.year, entry.day.month)]
+            elif entry.section:
+                keys = [(entry.section,)]
+            for key in keys:
+                if key in self._group_nodes:
+                    self._group_nodes[key].expand()
+                    self._load(key)
+        return self._leaves.get(rel)
+
     def entries(self) -> list[BrowserEntry]:
-        """Every listed file, top to bottom."""
+        """Every listed (loaded) file, top to bottom."""
         found: list[BrowserEntry] = []
         stack = list(self.root.children)
         while stack:
             node = stack.pop(0)
-            if node.data is not None:
+            if isinstance(node.data, BrowserEntry):
                 found.append(node.data)
             stack[0:0] = list(node.children)
         return found
 
 
-def _daily_label(day: date, rel: str, today: date) -> str:
-    """`2026-10-03` or `2026-10-03 · slug`, with (today)/(yesterday) marks."""
-    name = rel.rsplit("/", 1)[-1].removesuffix(".md")
-    label = day.isoformat() if name == day.isoformat() else f"{day.isoformat()} · {name[11:]}"
-    if day == today:
-        label += " (today)"
-    elif day == today - timedelta(days=1):
-        label += " (yesterday)"
-    return label
+def _order(item: BrowserEntry | tuple[object, ...]) -> tuple[object, ...]:
+    """Sort order of the tree's rows: top files, years (newest first), sections; leaves newest first."""
+    if isinstance(item, BrowserEntry):
+        return (0, *item.sort_key()) if item.section == "" else (1, *item.sort_key())
+    if item[0] == "year":
+        return (1, -int(item[1]))  # type: ignore[call-overload]
+    if item[0] == "month":
+        return (1, -int(item[2]))  # type: ignore[call-overload]
+    return (2, SECTIONS.index(str(item[0])))
 
 
 class FilterInput(Input):
     """The browser's filter box: escape clears it and returns to the full list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("escape", "app.clear_file_filter", "Clear filter", show=False),
+        Binding("escape", "app.clear_file_filter", "clear filter"),
     ]
+
+
+__all__ = ["TRANSCRIPTS", "WEEKDAYS", "BrowserEntry", "FilterInput", "Group", "MemoryBrowser"]

@@ -4,6 +4,16 @@ from __future__ import annotations
 
 from rich.text import Text
 
+WARN_AT = 0.9  # share of the flush threshold from which the fill turns yellow (red once it is reached)
+
+
+def usage_style(tokens: int, threshold: int) -> str:
+    """green below 90 % of the threshold, yellow from 90 %, red at or over it."""
+    if threshold <= 0:
+        return "dim"
+    ratio = tokens / threshold
+    return "bold red" if ratio >= 1 else "bold yellow" if ratio >= WARN_AT else "green"
+
 
 def token_gauge(tokens: int, window: int, threshold: int, soft_tokens: int, width: int = 60) -> Text:
     """A bar over the context window: filled to `tokens`, `┃` at the threshold, `░` over the soft band
@@ -14,12 +24,13 @@ def token_gauge(tokens: int, window: int, threshold: int, soft_tokens: int, widt
         return max(0, min(width, round(value / window * width)))
 
     fill, mark, band_end = cell(tokens), cell(threshold), cell(threshold + soft_tokens)
+    fill_style = usage_style(tokens, threshold).removeprefix("bold ")
     bar = Text()
     for index in range(width):
         if index == mark and threshold > 0:
             bar.append("┃", style="bold red")
         elif index < fill:
-            bar.append("█", style="red" if tokens >= threshold else "yellow" if index >= mark - 3 else "green")
+            bar.append("█", style=fill_style)
         elif mark <= index < band_end:
             bar.append("░", style="yellow")
         elif index >= band_end:

@@ -1,4 +1,6 @@
-"""The results table: rank, movement, final / vector / text scores with bars, raw bm25, path:lines."""
+"""The results table: rank (MMR moves marked), movement, final / vector / text scores with bars on one scale,
+raw bm25, path:lines and, on wide terminals, a snippet. Narrow tables keep rank, score, a compact vector/text
+pair and path:lines."""
 
 from __future__ import annotations
 
@@ -7,15 +9,23 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
-from textual.widgets.data_table import ColumnKey
 
 from memtui.search.engine import Candidate
+from memtui.tui.actions import bindings_for
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"
+BAR_WIDTH = 5
+# Neutral tones: a bar is a quantity, not a warning.
+SCORE_STYLE, VECTOR_STYLE, TEXT_STYLE = "bold #7fa7c9", "#9d9dc4", "#a3b59a"
+MMR_MARK = "↕"
+COMPACT_BELOW = 84  # table width under which the compact columns are used
+TINY_BELOW = 60  # ... and under which only rank, score and path:lines remain
+SNIPPET_FROM = 160  # terminal width from which the snippet column appears
+MIN_LOCATION = 14
 
 
-def bar(value: float | None, width: int) -> str:
-    """A bar of `width` cells for a 0..1 value, in eighths."""
+def bar(value: float | None, width: int = BAR_WIDTH) -> str:
+    """A bar of `width` cells for a 0..1 value, in eighths (every bar in the table uses this one scale)."""
     if value is None:
         return " " * width
     units = round(max(0.0, min(1.0, value)) * width * 8)
@@ -24,39 +34,80 @@ def bar(value: float | None, width: int) -> str:
     return text.ljust(width)
 
 
-def _score_cell(value: float | None, width: int, style: str) -> Text:
+def _score_cell(value: float | None, style: str) -> Text:
     if value is None:
-        return Text("    –", style="dim")
+        return Text("  –", style="dim")
     cell = Text(f"{value:.3f} ")
-    cell.append(bar(value, width), style=style)
+    cell.append(bar(value), style=style)
+    return cell
+
+
+def _pair_cell(vector: float | None, text: float | None) -> Text:
+    cell = Text("–" if vector is None else f"{vector:.2f}", style=VECTOR_STYLE)
+    cell.append("/", style="dim")
+    cell.append("–" if text is None else f"{text:.2f}", style=TEXT_STYLE)
     return cell
 
 
 def _mark_cell(mark: str) -> Text:
-    if mark.startswith("▲"):
-        return Text(mark, style="bold green")
-    if mark.startswith("▼"):
-        return Text(mark, style="bold red")
-    if mark in ("new", "gone"):
-        return Text(mark, style="bold yellow" if mark == "new" else "dim")
+    if mark.startswith(("▲", "▼")):
+        return Text(mark, style="bold")
+    if mark == "new":
+        return Text(mark, style="bold italic")
     return Text(mark, style="dim")
 
 
-def fit(location: str, width: int) -> str:
-    """`path:lines` shortened to `width` cells by eliding the middle of the file name (the lines stay)."""
+def _rank_cell(candidate: Candidate) -> Text:
+    cell = Text(str(candidate.rank or ""), justify="right")
+    if moved_by_mmr(candidate):
+        cell.append(MMR_MARK, style="bold")
+    return cell
+
+
+def moved_by_mmr(candidate: Candidate) -> bool:
+    """True when MMR, not the score, put the hit at its rank."""
+    return candidate.mmr_rank is not None and candidate.sorted_rank is not None \
+        and candidate.mmr_rank != candidate.sorted_rank
+
+
+def snippet_line(text: str) -> str:
+    """The chunk's first line that is not a heading, whitespace collapsed."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    chosen = next((line for line in lines if not line.startswith("#")), lines[0] if lines else "")
+    return " ".join(chosen.removeprefix("- ").split())
+
+
+def fit(text: str, width: int) -> str:
+    """`text` shortened to `width` cells with an ellipsis."""
+    return text if len(text) <= width else text[: max(1, width - 1)] + "…"
+
+
+def location_of(candidate: Candidate) -> str:
+    """`path:start-end` of a hit."""
+    return f"{candidate.path}:{candidate.start_line}-{candidate.end_line}"
+
+
+def fit_location(location: str, width: int, *, drop_memory: bool = False) -> str:
+    """`path:lines` shortened to `width` cells: without `memory/` when `drop_memory` (set for every row once one
+    row does not fit, so the column reads alike), then the end of the file name elided (the lines always stay)."""
+    if drop_memory:
+        location = location.removeprefix("memory/")
     if len(location) <= width:
         return location
     path, _, lines = location.rpartition(":")
     keep = width - len(lines) - 2
     if keep < 4:
-        return location[: max(1, width - 1)] + "…"
+        return fit(location, width)
     return f"{path[:keep]}…:{lines}"
 
 
-# (key, label, width) of every column but the location, which takes the rest of the table's width.
-COLUMNS = (("rank", "#", 2), ("move", "mv", 4), ("score", "score", 11), ("vector", "vector", 9),
-           ("text", "text", 9), ("bm25", "bm25", 6))
-MIN_LOCATION = 24
+# (key, label, width) per layout; the location (and the snippet, when shown) share what is left.
+LAYOUTS = {
+    "tiny": (("rank", "#", 3), ("score", "score", 5)),
+    "compact": (("rank", "#", 3), ("score", "score", 11), ("pair", "vec/txt", 9)),
+    "full": (("rank", "#", 3), ("move", "mv", 3), ("score", "score", 11), ("vector", "vector", 11),
+             ("text", "text", 11), ("bm25", "bm25", 6)),
+}
 
 
 class ResultsTable(DataTable[Text]):
@@ -67,53 +118,92 @@ class ResultsTable(DataTable[Text]):
         Binding("k", "cursor_up", "Up", show=False),
         Binding("g", "scroll_top", "Top", show=False),
         Binding("G", "scroll_bottom", "Bottom", show=False),
+        *bindings_for("results"),
     ]
 
-    def on_mount(self) -> None:
-        """Set up the table: fixed columns, the location column sized to the table."""
-        self.cursor_type = "row"
-        self.zebra_stripes = True
-        for key, label, width in COLUMNS:
-            self.add_column(label, key=key, width=width)
-        self.add_column("path:lines", key="location", width=self.location_width())
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(cursor_type="row", zebra_stripes=True, **kwargs)  # type: ignore[arg-type]
+        self.layout_name = ""
+        self.snippets = False
+        self._shown: tuple[list[Candidate], dict[str, str], list[Candidate]] = ([], {}, [])
+        self._geometry: tuple[object, ...] = ()
 
-    def location_width(self) -> int:
-        """Cells left for `path:lines` (every column has one cell of padding on each side)."""
-        used = sum(width + 2 * self.cell_padding for _, _, width in COLUMNS) + 2 * self.cell_padding + 2
-        return max(MIN_LOCATION, self.scrollable_content_region.width - used)
+    def _fixed_width(self, layout: str) -> int:
+        return sum(width + 2 * self.cell_padding for _, _, width in LAYOUTS[layout])
+
+    def _choose_layout(self) -> tuple[str, bool]:
+        width = self.size.width - 2
+        layout = "tiny" if width < TINY_BELOW else "compact" if width < COMPACT_BELOW else "full"
+        snippets = self.app.size.width >= SNIPPET_FROM and width - self._fixed_width(layout) >= 2 * 40
+        return layout, snippets
+
+    def _free_width(self) -> int:
+        """Cells for the location (and snippet) columns."""
+        columns = 2 if self.snippets else 1
+        return max(MIN_LOCATION, self.size.width - 2 - self._fixed_width(self.layout_name) - 2 * self.cell_padding
+                   * columns - 1)
+
+    def _widths(self) -> tuple[int, int]:
+        free = self._free_width()
+        if not self.snippets:
+            return free, 0
+        location = min(36, free // 3)
+        return location, free - location
 
     def on_resize(self) -> None:
-        """Keep the location column as wide as the table allows."""
-        column = self.columns.get(ColumnKey("location"))
-        if column is not None and column.width != self.location_width():
-            column.width = self.location_width()
-            self._require_update_dimensions = True
-            self.refresh()
+        """Re-lay the columns when the table's width changes."""
+        layout, snippets = self._choose_layout()
+        changed = (layout, snippets) != (self.layout_name, self.snippets)
+        self.layout_name, self.snippets = layout, snippets
+        if changed or self._geometry != (layout, snippets, *self._widths()):
+            self._render_rows(keep=self.highlighted_key())
 
     def show(self, results: list[Candidate], marks: dict[str, str], gone: list[Candidate], *,
              keep_cursor: bool = False) -> None:
         """Replace the rows in one batch; `keep_cursor` stays on the same chunk when it is still listed."""
         keep = self.highlighted_key() if keep_cursor else None
-        width = self.location_width()
-        rows: list[tuple[list[Text], str]] = []
-        for candidate in results:
-            rows.append(([
-                Text(str(candidate.rank or ""), justify="right"),
-                _mark_cell(marks.get(candidate.id, "")),
-                _score_cell(candidate.score, 5, "bold cyan"),
-                _score_cell(candidate.vector_score, 3, "magenta"),
-                _score_cell(candidate.text_score, 3, "yellow"),
-                Text("–" if candidate.bm25 is None else f"{candidate.bm25:.2f}", justify="right"),
-                Text(fit(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", width)),
-            ], candidate.id))
-        for candidate in gone:
-            rows.append(([Text(""), _mark_cell("gone"), Text(""), Text(""), Text(""), Text(""),
-                          Text(fit(f"{candidate.path}:{candidate.start_line}-{candidate.end_line}", width),
-                               style="dim strike")], f"gone:{candidate.id}"))
+        self._shown = (results, marks, gone)
+        self._render_rows(keep=keep)
+
+    def _cells(self, candidate: Candidate, marks: dict[str, str], location: int, snippet: int,
+               drop_memory: bool) -> list[Text]:
+        place = Text(fit_location(location_of(candidate), location, drop_memory=drop_memory))
+        if self.layout_name == "tiny":
+            cells = [_rank_cell(candidate), Text(f"{candidate.score:.3f}"), place]
+        elif self.layout_name == "compact":
+            cells = [_rank_cell(candidate), _score_cell(candidate.score, SCORE_STYLE),
+                     _pair_cell(candidate.vector_score, candidate.text_score), place]
+        else:
+            cells = [_rank_cell(candidate), _mark_cell(marks.get(candidate.id, "")),
+                     _score_cell(candidate.score, SCORE_STYLE), _score_cell(candidate.vector_score, VECTOR_STYLE),
+                     _score_cell(candidate.text_score, TEXT_STYLE),
+                     Text("–" if candidate.bm25 is None else f"{candidate.bm25:.2f}", justify="right"), place]
+        if self.snippets:
+            cells.append(Text(fit(snippet_line(candidate.text), snippet), style="dim"))
+        return cells
+
+    def _render_rows(self, *, keep: str | None) -> None:
+        if not self.layout_name:
+            self.layout_name, self.snippets = self._choose_layout()
+        results, marks, gone = self._shown
+        location, snippet = self._widths()
+        drop_memory = any(len(location_of(c)) > location for c in (*results, *gone))
+        self._geometry = (self.layout_name, self.snippets, location, snippet)
+        columns = [*LAYOUTS[self.layout_name], ("location", "path:lines", location)]
+        if self.snippets:
+            columns.append(("snippet", "snippet", snippet))
         with self.app.batch_update():
-            self.clear()
-            for cells, key in rows:
-                self.add_row(*cells, key=key)
+            self.clear(columns=True)
+            for key, label, width in columns:
+                self.add_column(label, key=key, width=width)
+            for candidate in results:
+                self.add_row(*self._cells(candidate, marks, location, snippet, drop_memory), key=candidate.id)
+            for candidate in gone:
+                cells = [Text("") for _ in columns]
+                cells[1] = _mark_cell("gone")
+                cells[len(LAYOUTS[self.layout_name])] = Text(
+                    fit_location(location_of(candidate), location, drop_memory=drop_memory), style="dim strike")
+                self.add_row(*cells, key=f"gone:{candidate.id}")
             if keep is not None and keep in self.rows:
                 self.move_cursor(row=self.get_row_index(keep), animate=False)
 

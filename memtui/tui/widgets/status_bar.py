@@ -1,4 +1,5 @@
-"""The index status bar: provider, model, files, chunks, dirty, FTS/vector availability, fallback, progress."""
+"""The index status bar: provider, model, files, chunks, dirty, FTS/vector availability, fallback, a mark when
+live tuning differs from the config, and indexing progress. Shorter on narrow terminals."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from textual.widgets import ProgressBar, Static
 from memtui.index.indexer import Progress
 
 MODEL_HINT = "memtui model install"
+NARROW = 100
 
 
 def fts_only_reason(status: dict[str, Any], note: str | None = None) -> str:
@@ -20,25 +22,38 @@ def fts_only_reason(status: dict[str, Any], note: str | None = None) -> str:
     return reason.split(" (", 1)[0] if reason.startswith("no embedding provider available") else reason
 
 
-def status_text(status: dict[str, Any], note: str | None = None) -> Text:
+def short_model(model: str) -> str:
+    """`all-MiniLM-L6-v2-q8_0.gguf` → `all-MiniLM-L6-v2`."""
+    name = model.rsplit("/", 1)[-1].removesuffix(".gguf")
+    for quant in ("-q8_0", "-q4_k_m", "-f16", "-f32"):
+        name = name.removesuffix(quant)
+    return name
+
+
+def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[str] | None = None,
+                width: int = 200) -> Text:
     """One line summarising `MemoryManager.status()`: provider and model (or why search is keyword-only),
-    profile, counts, FTS / vector availability, dirty, fallback."""
+    profile, counts, FTS / vector availability, dirty, fallback, and the knobs tuned away from the config."""
+    narrow = width <= NARROW
     text = Text()
     fts_only = status["custom"]["searchMode"] == "fts-only"
     if fts_only:
         text.append(" keyword-only", style="bold yellow")
     else:
         text.append(f" {status['provider']}", style="bold")
-        text.append(f" · {status['model']}")
-    if not fts_only:
-        text.append(f" · profile {status['profile']}")
-    text.append(f" · {status['files']} files · {status['chunks']} chunks")
+        if not narrow:
+            text.append(f" · {short_model(status['model'])}")
+            text.append(f" · profile {status['profile']}")
+    if status["files"] == 0:
+        text.append(" · no memory files yet: try memtui demo, or memtui --workspace DIR", style="yellow")
+    else:
+        text.append(f" · {status['files']:,} files · {status['chunks']:,} chunks")
     fts, vector = status["fts"], status["vector"]
     if not fts_only or not fts["available"]:
         text.append(" · FTS ")
         text.append("✓" if fts["available"] else "✗", style="green" if fts["available"] else "red")
     if not fts_only:
-        text.append(" · vec ")
+        text.append(" vec ")
         text.append("✓" if vector["available"] else "✗ (cosine in Python)",
                     style="green" if vector["available"] else "yellow")
     text.append(" · ")
@@ -47,39 +62,65 @@ def status_text(status: dict[str, Any], note: str | None = None) -> Text:
         text.append(f" · fallback from {status['fallback']['from']}", style="yellow")
     if status["readOnly"]:
         text.append(" · read-only", style="yellow")
+    if tuned:
+        text.append(" · ")
+        text.append(f"tuned ({len(tuned)})" if narrow else "tuned: " + ", ".join(tuned), style="bold yellow")
     if fts_only:
         text.append(f" · {fts_only_reason(status, note)}", style="yellow")
-        text.append(" → ")
-        text.append(MODEL_HINT, style="bold")
+        if not narrow:
+            text.append(" → ")
+            text.append(MODEL_HINT, style="bold")
     return text
 
 
 class IndexStatusBar(Horizontal):
     """Docked status line with a progress bar shown while indexing."""
 
+    def __init__(self, **kwargs: object) -> None:
+        super().__init__(**kwargs)  # type: ignore[arg-type]
+        self.status: dict[str, Any] | None = None
+        self.note: str | None = None
+        self.tuned: list[str] = []
+
     def compose(self) -> ComposeResult:
         """Summary text and the (hidden) progress bar."""
-        yield Static("", id="status-summary")
-        yield ProgressBar(total=None, show_eta=False, id="index-progress")
+        yield Static(Text(" starting…", style="dim"), id="status-summary")
+        yield ProgressBar(total=1, show_eta=False, id="index-progress")
 
     def show_status(self, status: dict[str, Any], note: str | None = None) -> None:
-        """Update the summary (`note`: why there is no embedding provider, when the caller knows)."""
-        self.query_one("#status-summary", Static).update(status_text(status, note))
+        """Show a status (`note`: why there is no embedding provider, when the caller knows)."""
+        self.status, self.note = status, note
+        self._draw()
+
+    def show_tuned(self, tuned: list[str]) -> None:
+        """Mark the knobs whose live values differ from the config."""
+        self.tuned = tuned
+        self._draw()
+
+    def on_resize(self) -> None:
+        """Shorter text on narrow terminals."""
+        self._draw()
+
+    def _draw(self) -> None:
+        if self.status is not None and not self.has_class("-indexing"):
+            self.query_one("#status-summary", Static).update(
+                status_text(self.status, self.note, tuned=self.tuned, width=self.app.size.width), layout=False)
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""
         self.add_class("-indexing")
         bar = self.query_one("#index-progress", ProgressBar)
         bar.update(total=max(1, progress.files_total), progress=progress.files_done)
-        label = f" indexing {progress.files_done}/{progress.files_total} files · {progress.chunks} chunks"
-        self.query_one("#status-summary", Static).update(Text(label, style="bold yellow"))
+        label = f" indexing {progress.files_done:,}/{progress.files_total:,} files · {progress.chunks:,} chunks"
+        self.query_one("#status-summary", Static).update(Text(label, style="bold yellow"), layout=False)
 
     def start(self) -> None:
         """Enter the indexing state."""
         self.add_class("-indexing")
-        self.query_one("#index-progress", ProgressBar).update(total=None, progress=0)
-        self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"))
+        self.query_one("#index-progress", ProgressBar).update(total=1, progress=0)
+        self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"), layout=False)
 
     def stop(self) -> None:
         """Leave the indexing state."""
         self.remove_class("-indexing")
+        self._draw()

@@ -1,54 +1,80 @@
-"""The score trace of the highlighted hit: the chunk with query terms marked, every number, the citation."""
+"""The score trace of the highlighted hit: rank (and what MMR did), the formula with the same weights as the
+tuning panel, each candidate list, decay, the threshold rule, the citation, and the chunk with query terms marked.
+On wide panes the numbers and the chunk sit side by side."""
 
 from __future__ import annotations
 
 import re
+from typing import ClassVar
 
-from rich.console import Group
 from rich.table import Table
 from rich.text import Text
-from textual.containers import VerticalScroll
+from textual.app import ComposeResult
+from textual.binding import BindingType
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.tools import format_citation
+from memtui.tui.actions import bindings_for
+
+SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
+FLAT_BM25 = 0.005  # |bm25| under this: the terms are everywhere (IDF ≈ 0)
+STACKED_TEXT_LINES = 4  # chunk lines shown above the numbers when they are stacked (the viewer has the rest)
 
 
 def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _order(hit: Candidate, response: SearchResponse) -> str:
+    text = f"#{hit.rank} of {len(response.results)}" if hit.rank else f"not returned ({hit.stage})"
+    if hit.mmr_rank is not None and hit.mmr_rank != hit.sorted_rank:
+        text += f" · #{hit.sorted_rank} by score, MMR placed it #{hit.mmr_rank} (diversity)"
+    else:
+        text += f" · #{hit.sorted_rank} by score"
+    return text
+
+
+def _threshold(hit: Candidate, response: SearchResponse) -> str:
+    if hit.threshold == "relaxed":
+        floor = min(response.min_score, response.text_weight)
+        return (f"no hit reached minScore {response.min_score:.2f}, so keyword hits are kept from "
+                f"min(minScore, textWeight) = {floor:.2f} (OpenClaw's relax rule)")
+    if hit.threshold == "any":
+        return f"no hit reached minScore {response.min_score:.2f}; OpenClaw keeps every keyword hit then"
+    if hit.stage == "below-min-score":
+        return f"{hit.score:.3f} < minScore {response.min_score:.2f}: dropped"
+    return f"{hit.score:.3f} ≥ minScore {response.min_score:.2f}"
+
+
 def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str]]:
     """(label, value) rows explaining how the hit's score and rank came about."""
-    rows: list[tuple[str, str]] = [("stage", f"{hit.stage}" + (f" · rank {hit.rank}" if hit.rank else ""))]
+    rows: list[tuple[str, str]] = [("rank", _order(hit, response))]
     if response.mode == "hybrid":
-        rows.append(("formula", f"{response.vector_weight:.2f}×vector {_fmt(hit.vector_score)} + "
-                                f"{response.text_weight:.2f}×text {_fmt(hit.text_score)} = {_fmt(hit.base_score)}"))
+        rows.append(("score", f"{response.vector_weight:.2f}×vector {_fmt(hit.vector_score)} + "
+                              f"{response.text_weight:.2f}×text {_fmt(hit.text_score)} = {_fmt(hit.base_score)}"))
+        rows.append(("weights", f"vectorWeight {response.vector_weight:.2f} · textWeight {response.text_weight:.2f} "
+                                "(sum 1, as the tuning panel shows)"))
+    elif response.mode == "fts-only":
+        rows.append(("score", f"keyword-only: the text score {_fmt(hit.base_score)} (no embedding provider)"))
     else:
-        rows.append(("formula", f"{response.mode}: base score {_fmt(hit.base_score)}"))
+        rows.append(("score", f"{response.mode}: cosine {_fmt(hit.base_score)}"))
     how = f" ({response.text_normalization})" if response.text_normalization else ""
+    if hit.bm25 is not None and abs(hit.bm25) < FLAT_BM25:
+        how += " · bm25 ≈ 0: the matched words are in nearly every chunk, so they tell chunks apart hardly at all"
     rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}{how}"
-                 if hit.text_rank is not None else "not a keyword candidate"))
+                 if hit.text_rank is not None else "not a keyword candidate (text counts as 0)"))
     if response.mode != "fts-only":
         rows.append(("vector list", f"#{hit.vector_rank} · cosine {_fmt(hit.vector_score)}"
-                     if hit.vector_rank is not None else "not a vector candidate"))
-    rows.append(("matched by", ", ".join(hit.matched_by) or "–"))
+                     if hit.vector_rank is not None else "not a vector candidate (vector counts as 0)"))
     if hit.age_days is not None or hit.decay != 1.0:
-        rows.append(("decay", f"×{hit.decay:.3f} (age {hit.age_days or 0:.1f} d)"))
+        rows.append(("decay", f"×{hit.decay:.3f} (age {hit.age_days or 0:.1f} d) → {hit.score:.3f}"))
     else:
         rows.append(("decay", "none (evergreen or off)"))
-    rows.append(("final score", _fmt(hit.score)))
-    mmr = f" → MMR #{hit.mmr_rank}" if hit.mmr_rank is not None else ""
-    rows.append(("order", f"sorted #{hit.sorted_rank}{mmr}"))
-    threshold = f"minScore {response.min_score:.2f}"
-    if hit.threshold == "relaxed":
-        threshold += f" relaxed to min(minScore, textWeight) = {min(response.min_score, response.text_weight):.2f}"
-    elif hit.threshold == "any":
-        threshold += " not met by any hit; all keyword hits kept"
-    elif hit.stage == "below-min-score":
-        threshold += f" · {hit.score:.3f} is below it"
-    rows.append(("threshold", threshold))
-    rows.append(("source", hit.source))
+    rows.append(("threshold", _threshold(hit, response)))
+    if hit.source != "memory":
+        rows.append(("source", hit.source))
     rows.append(("citation", format_citation(hit.path, hit.start_line, hit.end_line)))
     return rows
 
@@ -59,28 +85,39 @@ def marked_text(text: str, terms: list[str]) -> Text:
     words = [t for t in terms if t.strip()]
     if words:
         pattern = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
-        rendered.highlight_regex(re.compile(pattern, re.IGNORECASE), style="bold black on yellow")
+        rendered.highlight_regex(re.compile(pattern, re.IGNORECASE), style="bold reverse")
     return rendered
 
 
 class TracePanel(VerticalScroll):
-    """Shows the highlighted hit's chunk and score trace."""
+    """Shows the highlighted hit's score trace and chunk."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("trace")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows: list[tuple[str, str]] = []
 
-    def compose(self):
-        """The single Static holding the rendering."""
+    def compose(self) -> ComposeResult:
+        """Heading, then the chunk and the numbers (stacked, or side by side when wide)."""
         yield Static(Text("Type a query; highlight a result to see why it ranks there.", style="dim"),
-                     id="trace-body")
+                     id="trace-head")
+        with Horizontal(id="trace-cols"):
+            yield Static("", id="trace-text")
+            yield Static("", id="trace-rows")
 
-    def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str = "No hit selected.") -> None:
+    def on_resize(self) -> None:
+        """Side by side on wide panes."""
+        self.set_class(self.size.width >= SIDE_BY_SIDE_FROM, "-wide")
+
+    def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str | Text = "") -> None:
         """Render `hit` (or `hint` when there is none)."""
-        body = self.query_one("#trace-body", Static)
         self.rows = []
+        rows, text = self.query_one("#trace-rows", Static), self.query_one("#trace-text", Static)
         if hit is None or response is None:
-            body.update(Text(hint, style="dim"))
+            self.query_one("#trace-head", Static).update(hint if isinstance(hint, Text) else Text(hint, style="dim"))
+            rows.update("")
+            text.update("")
             return
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
@@ -89,6 +126,17 @@ class TracePanel(VerticalScroll):
         for label, value in self.rows:
             table.add_row(label, value)
         terms = list(response.keyword.terms) if response.keyword else []
-        heading = Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline")
-        body.update(Group(heading, table, Text(""), marked_text(hit.text, terms)))
+        self.query_one("#trace-head", Static).update(
+            Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline"))
+        rows.update(table)
+        chunk = hit.text.rstrip()
+        lines = chunk.splitlines()
+        if not self.has_class("-wide") and len(lines) > STACKED_TEXT_LINES:
+            rest = len(lines) - STACKED_TEXT_LINES
+            chunk = "\n".join(lines[:STACKED_TEXT_LINES])
+            shown = marked_text(chunk, terms)
+            shown.append(f"\n… {rest} more line(s): Enter on the hit opens the file", style="dim")
+            text.update(shown)
+        else:
+            text.update(marked_text(chunk, terms))
         self.scroll_home(animate=False)

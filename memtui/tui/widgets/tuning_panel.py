@@ -1,31 +1,35 @@
-"""The tuning panel: weights, candidate multiplier, thresholds, MMR, decay and profile, changed live."""
+"""The tuning panel: one line per knob (weights, candidate multiplier, thresholds, MMR, decay, profile), changed
+live with the arrow keys or by typing a value."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from typing import ClassVar
 
+from rich.text import Text
 from textual import on
-from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.binding import Binding, BindingType
 from textual.message import Message
-from textual.widgets import Input, Label, Select, Switch
+from textual.widgets import OptionList
+from textual.widgets.option_list import Option
 
-from memtui.settings.config import PROFILES
-from memtui.tui.tuning import Tuning
+from memtui.tui.actions import bindings_for
+from memtui.tui.tuning import KNOBS, KNOBS_BY_FIELD, Tuning
 
-_NUMBER_FIELDS = {
-    "tune-vector": ("vector_weight", float),
-    "tune-text": ("text_weight", float),
-    "tune-multiplier": ("candidate_multiplier", float),
-    "tune-min-score": ("min_score", float),
-    "tune-max-results": ("max_results", int),
-    "tune-lambda": ("mmr_lambda", float),
-    "tune-half-life": ("half_life_days", int),
-}
+LABEL_WIDTH = 20
 
 
-class TuningPanel(VerticalScroll):
-    """Editable knobs; posts `TuningPanel.Changed` with the new `Tuning`."""
+class TuningPanel(OptionList):
+    """Editable knobs; posts `TuningPanel.Changed` with the new `Tuning` and `TuningPanel.EditRequested` when a
+    number should be typed."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j", "cursor_down", "Down", show=False),
+        Binding("k", "cursor_up", "Up", show=False),
+        Binding("left,h,minus", "step(-1)", "−", show=False),
+        Binding("right,l,plus", "step(1)", "+", show=False),
+        *bindings_for("tuning"),
+    ]
 
     @dataclass
     class Changed(Message):
@@ -33,78 +37,59 @@ class TuningPanel(VerticalScroll):
 
         tuning: Tuning
 
-    def __init__(self, tuning: Tuning, **kwargs: object) -> None:
+    @dataclass
+    class EditRequested(Message):
+        """Enter on a number: the app asks for the value."""
+
+        field: str
+
+    def __init__(self, tuning: Tuning, configured: Tuning, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.tuning = tuning
+        self.configured = configured
 
-    def compose(self) -> ComposeResult:
-        """One labelled field per knob."""
-        t = self.tuning
-        values = {
-            "tune-vector": t.vector_weight, "tune-text": t.text_weight, "tune-multiplier": t.candidate_multiplier,
-            "tune-min-score": t.min_score, "tune-max-results": t.max_results, "tune-lambda": t.mmr_lambda,
-            "tune-half-life": t.half_life_days,
-        }
-        labels = {
-            "tune-vector": "vectorWeight", "tune-text": "textWeight", "tune-multiplier": "candidateMultiplier",
-            "tune-min-score": "minScore", "tune-max-results": "maxResults", "tune-lambda": "MMR λ",
-            "tune-half-life": "half-life (days)",
-        }
-        yield Label("profile")
-        yield Select([(name, name) for name in PROFILES], value=t.profile, allow_blank=False, id="tune-profile")
-        for field_id in ("tune-vector", "tune-text", "tune-multiplier", "tune-min-score", "tune-max-results"):
-            yield Label(labels[field_id])
-            kind = _NUMBER_FIELDS[field_id][1]
-            yield Input(_show(values[field_id]), type="integer" if kind is int else "number", id=field_id,
-                        compact=True)
-        with Horizontal(classes="switch-row"):
-            yield Switch(t.mmr_enabled, id="tune-mmr")
-            yield Label("MMR")
-        yield Label(labels["tune-lambda"])
-        yield Input(_show(t.mmr_lambda), type="number", id="tune-lambda", compact=True)
-        with Horizontal(classes="switch-row"):
-            yield Switch(t.decay_enabled, id="tune-decay")
-            yield Label("temporal decay")
-        yield Label(labels["tune-half-life"])
-        yield Input(_show(t.half_life_days), type="integer", id="tune-half-life", compact=True)
+    def on_mount(self) -> None:
+        """One option per knob, the first highlighted."""
+        self.add_options([Option(self._prompt(knob.field), id=knob.field) for knob in KNOBS])
+        self.highlighted = 0
 
-    @on(Input.Changed)
-    def _number_changed(self, event: Input.Changed) -> None:
-        event.stop()
-        field = _NUMBER_FIELDS.get(event.input.id or "")
-        if field is None:
+    def _prompt(self, field: str) -> Text:
+        knob = KNOBS_BY_FIELD[field]
+        changed = self.tuning.value_text(field) != self.configured.value_text(field)
+        line = Text(knob.label.ljust(LABEL_WIDTH), style="bold" if changed else "")
+        line.append(self.tuning.value_text(field), style="bold" if changed else "")
+        if changed:
+            line.append(f" ({self.configured.value_text(field)})", style="dim")
+        return line
+
+    def show(self, tuning: Tuning) -> None:
+        """Display `tuning` (after a reset or a typed value) without posting a change."""
+        self.tuning = tuning
+        if self.option_count != len(KNOBS):
             return
-        name, kind = field
-        try:
-            value = kind(event.value)
-        except ValueError:
-            return
-        self._update(**{name: value})
+        for index, knob in enumerate(KNOBS):
+            self.replace_option_prompt_at_index(index, self._prompt(knob.field))
 
-    @on(Input.Submitted)
-    def _submitted(self, event: Input.Submitted) -> None:
-        event.stop()
+    @property
+    def field(self) -> str:
+        """The highlighted knob's field."""
+        return KNOBS[self.highlighted or 0].field
 
-    @on(Switch.Changed)
-    def _switch_changed(self, event: Switch.Changed) -> None:
-        event.stop()
-        if event.switch.id == "tune-mmr":
-            self._update(mmr_enabled=event.value)
-        elif event.switch.id == "tune-decay":
-            self._update(decay_enabled=event.value)
-
-    @on(Select.Changed, "#tune-profile")
-    def _profile_changed(self, event: Select.Changed) -> None:
-        event.stop()
-        if isinstance(event.value, str):
-            self._update(profile=event.value)
-
-    def _update(self, **changes: object) -> None:
-        tuning = replace(self.tuning, **changes)  # type: ignore[arg-type]
+    def set_value(self, tuning: Tuning) -> None:
+        """Show new knobs and post the change (nothing when they are the same)."""
         if tuning != self.tuning:
-            self.tuning = tuning
+            self.show(tuning)
             self.post_message(self.Changed(tuning))
 
+    def action_step(self, direction: int) -> None:
+        """Step the highlighted knob (switches flip, the profile cycles)."""
+        self.set_value(self.tuning.stepped(self.field, direction))
 
-def _show(value: float) -> str:
-    return f"{value:g}"
+    @on(OptionList.OptionSelected)
+    def _selected(self, event: OptionList.OptionSelected) -> None:
+        """Enter: numbers ask for a value; switches and the profile step."""
+        event.stop()
+        if KNOBS_BY_FIELD[self.field].numeric:
+            self.post_message(self.EditRequested(self.field))
+        else:
+            self.action_step(1)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import ClassVar
 
@@ -11,7 +12,9 @@ from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import file_digest
+from memtui.atomic import open_for_read
+from memtui.errors import MemtuiError
+from memtui.tui.actions import bindings_for
 
 MAX_RENDERED_CHARS = 200_000
 
@@ -41,8 +44,23 @@ class MemoryTextArea(TextArea):
             self.move_cursor((self.document.line_count - 1, 0))
 
 
+class FocusableMarkdown(Markdown, can_focus=True):
+    """The rendered view, focusable so its pane's keys work (arrows and j/k scroll)."""
+
+    BINDINGS: ClassVar[list[BindingType]] = [
+        Binding("j,down", "scroll_down", "Down", show=False),
+        Binding("k,up", "scroll_up", "Up", show=False),
+        Binding("g,home", "scroll_home", "Top", show=False),
+        Binding("G,end", "scroll_end", "Bottom", show=False),
+        Binding("pagedown", "page_down", "Page down", show=False),
+        Binding("pageup", "page_up", "Page up", show=False),
+    ]
+
+
 class FileViewer(Vertical):
     """Shows one memory file; tracks what was loaded so saves can detect on-disk changes."""
+
+    BINDINGS: ClassVar[list[BindingType]] = bindings_for("viewer")
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
@@ -56,7 +74,7 @@ class FileViewer(Vertical):
         """Header line, then the rendered / raw switcher."""
         yield Static("No file open — pick one in the browser, or press Enter on a search hit.", id="viewer-title")
         with ContentSwitcher(initial="viewer-markdown", id="viewer-switcher"):
-            yield Markdown("", id="viewer-markdown")
+            yield FocusableMarkdown("", id="viewer-markdown")
             yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=True,
                                  id="viewer-text")
 
@@ -64,6 +82,13 @@ class FileViewer(Vertical):
     def text_area(self) -> MemoryTextArea:
         """The raw / edit TextArea."""
         return self.query_one("#viewer-text", MemoryTextArea)
+
+    @property
+    def content_widget(self) -> MemoryTextArea | FocusableMarkdown:
+        """What has the focus when the viewer pane does: the text (raw, edit) or the rendered view."""
+        if self.mode == "rendered":
+            return self.query_one("#viewer-markdown", FocusableMarkdown)
+        return self.text_area
 
     @property
     def editing(self) -> bool:
@@ -77,13 +102,16 @@ class FileViewer(Vertical):
 
     def open(self, rel: str, abs_path: Path, *, mode: str | None = None,
              lines: tuple[int, int] | None = None) -> None:
-        """Load a file and show it rendered, or raw with `lines` selected."""
-        text = abs_path.read_text(encoding="utf-8", errors="replace")
+        """Load a file and show it rendered, or raw with `lines` selected. A symlink, FIFO or device put
+        where the file was is refused (EscapeError) instead of followed or blocking the screen."""
+        with open_for_read(abs_path.parent, (abs_path.name,)) as handle:
+            data = handle.read()
+        text = data.decode("utf-8", errors="replace")
         self.rel, self.abs_path = rel, abs_path
         self.loaded_text = text
-        self.digest = file_digest(abs_path)
+        self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
-        self.query_one("#viewer-markdown", Markdown).update(
+        self.query_one("#viewer-markdown", FocusableMarkdown).update(
             text[:MAX_RENDERED_CHARS] if not rel.endswith(".jsonl") else f"```\n{text[:MAX_RENDERED_CHARS]}\n```")
         target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
                           else "rendered")
@@ -96,7 +124,11 @@ class FileViewer(Vertical):
         if self.rel is not None and self.abs_path is not None and self.abs_path.exists():
             mode = "raw" if self.mode == "edit" else self.mode
             row = self.text_area.cursor_location[0]
-            self.open(self.rel, self.abs_path, mode=mode)
+            try:
+                self.open(self.rel, self.abs_path, mode=mode)
+            except (OSError, MemtuiError) as exc:
+                self.notify(f"Cannot reload {self.rel}: {exc}", severity="error")
+                return
             self.text_area.move_cursor((min(row, self.text_area.document.line_count - 1), 0))
 
     def select_lines(self, start: int, end: int) -> None:
@@ -137,7 +169,7 @@ class FileViewer(Vertical):
         """After a save: the editor's text is what is on disk now."""
         self.loaded_text = self.text_area.text
         self.digest = digest
-        self.query_one("#viewer-markdown", Markdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
+        self.query_one("#viewer-markdown", FocusableMarkdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
         self._title()
 
     def refresh_title(self) -> None:

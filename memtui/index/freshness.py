@@ -1,0 +1,35 @@
+"""Whether the index still matches the memory files on disk (an honest `Dirty` after a killed or missed sync)."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from memtui.index.workspace import list_memory_files
+from memtui.jscompat import sha256_hex
+
+
+def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
+                     indexed: Iterable[tuple[str, str, str, float, int]]) -> str | None:
+    """The first memory file that is new, changed or gone since it was indexed, described in a few words;
+    None when the index matches the disk. `indexed` holds `(path, source, hash, mtime, size)` rows. A file
+    whose size and mtime match is taken as unchanged; otherwise its text is hashed as the indexer does."""
+    rows = {path: (digest, mtime, size) for path, source, digest, mtime, size in indexed if source == "memory"}
+    listed = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
+    for memory_file in listed:
+        row = rows.pop(memory_file.rel_path, None)
+        if row is None:
+            return f"{memory_file.rel_path} is not indexed yet"
+        try:
+            info = os.lstat(memory_file.abs_path)
+            if (info.st_size, info.st_mtime_ns / 1e6) == (row[2], row[1]):
+                continue
+            text = memory_file.abs_path.read_bytes().decode("utf-8", errors="replace")
+        except OSError:
+            continue
+        if sha256_hex(text) != row[0]:
+            return f"{memory_file.rel_path} changed since it was indexed"
+    if rows:
+        return f"{min(rows)} was deleted but is still indexed"
+    return None

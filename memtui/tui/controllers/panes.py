@@ -1,0 +1,91 @@
+"""The panes: numbered focus targets, Esc out of text boxes, maximising the focused pane, the collapsible
+sidebar, and the layout classes that follow the terminal's size."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from textual import events
+from textual.widget import Widget
+from textual.widgets import TabbedContent
+
+from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.widgets import TracePanel
+
+NARROW = 100  # columns at or under which the sidebar folds away
+WIDE = 160  # columns from which the wide layout (snippet column, trace side by side) applies
+SHORT = 26  # rows at or under which panes give up spacing
+
+
+class PaneController(MemtuiBase):
+    """Where the focus goes, and how much room each pane gets."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.sidebar_wanted: bool | None = None  # None: follow the terminal's width
+
+    def on_resize(self, event: events.Resize) -> None:
+        """Layout classes on the main screen: -narrow, -wide, -short; the sidebar follows unless toggled."""
+        main = self.screen_stack[0] if self.screen_stack else None
+        if main is None:
+            return
+        width, height = event.size
+        main.set_class(width <= NARROW, "-narrow")
+        main.set_class(width >= WIDE, "-wide")
+        main.set_class(height <= SHORT, "-short")
+        self._apply_sidebar(width)
+
+    def _apply_sidebar(self, width: int | None = None) -> None:
+        width = self.size.width if width is None else width
+        shown = self.sidebar_wanted if self.sidebar_wanted is not None else width > NARROW
+        side = self.query_one("#side")
+        if side.display != shown:
+            side.display = shown
+            if not shown and self.focused is not None and side in self.focused.ancestors_with_self:
+                self.focus_now(self.results)
+
+    def action_toggle_sidebar(self) -> None:
+        """Show or hide the file browser."""
+        self.sidebar_wanted = not self.query_one("#side").display
+        self._apply_sidebar()
+        if self.sidebar_wanted:
+            self.focus_now(self.browser)
+
+    def pane_widget(self, name: str) -> Widget | None:
+        """The widget that takes the focus for a numbered pane."""
+        if name == "search":
+            return self.query_input
+        if name == "files":
+            if not self.query_one("#side").display:
+                self.sidebar_wanted = True
+                self._apply_sidebar()
+            return self.browser
+        if name == "results":
+            return self.results
+        if name == "detail":
+            tabs = self.query_one("#detail", TabbedContent)
+            return self.viewer.content_widget if tabs.active == "tab-file" else self.query_one("#trace", TracePanel)
+        return self.show_tuning()
+
+    def action_focus_pane(self, name: str) -> None:
+        """Jump to a pane (1 search, 2 files, 3 results, 4 trace / file, 5 tuning)."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+        widget = self.pane_widget(name)
+        if widget is not None:
+            self.screen.set_focus(widget)  # at once: keys typed right after the jump go to the pane
+
+    def action_toggle_zoom(self) -> None:
+        """Maximise the focused pane, or restore the layout."""
+        if self.screen.maximized is not None:
+            self.screen.minimize()
+            return
+        focused = self.focused
+        if focused is None:
+            return
+        detail = self.query_one("#detail", TabbedContent)
+        for pane in (detail, self.query_one("#side"), self.results, self.tuning_panel):
+            if pane is not None and pane in focused.ancestors_with_self:
+                self.screen.maximized = pane
+                return
+        self.notify("Focus a pane first (2 files, 3 results, 4 trace / file, 5 tuning)", severity="warning")
