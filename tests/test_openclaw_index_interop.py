@@ -124,3 +124,22 @@ def test_a_write_after_openclaws_commit_repairs_before_stamping(tmp_path: Path) 
         assert reader.store.check_external_writes() is False and reader.store.has_stemmed_index
         assert {h.path for h in reader.search("xylophones").results} == {"memory/2026-04-29.md",
                                                                           "memory/2026-04-30.md"}
+
+
+def test_a_running_memtui_follows_openclaws_writes(tmp_path: Path) -> None:
+    """A long-running manager (TUI, MCP, watch) on a shared index: OpenClaw's new notes are found at once
+    (without the stale Porter table or accelerator), and a background sync repairs what memtui adds."""
+    root = build_root(tmp_path)
+    state = tmp_path / "state"
+    db = state / "memory" / "main.sqlite"
+    with MemoryManager(agent_env(root, state, store=str(db), profile="memtui")) as manager:
+        manager.sync(force=True)
+        assert manager.search("xylophone").results == []
+        manager.fast.wait()
+        apply_openclaw_update(root, db)
+        assert {h.path for h in manager.search("xylophone").results} == {"memory/2026-04-29.md",
+                                                                          "memory/2026-04-30.md"}
+        assert manager.wait_idle(60)
+        assert manager.store.check_external_writes() is False and manager.store.has_stemmed_index
+        assert {h.path for h in manager.search("xylophones").results} == {"memory/2026-04-29.md",
+                                                                           "memory/2026-04-30.md"}

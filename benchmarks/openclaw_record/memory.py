@@ -36,7 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 import memory_cases as cases  # noqa: E402
 import memory_workspace  # noqa: E402
-from launcher import OPENCLAW_VERSION, OpenClawLauncher, Placeholders  # noqa: E402
+from launcher import OPENCLAW_VERSION, LauncherError, OpenClawLauncher, Placeholders  # noqa: E402
 
 DRIVER = HERE / "memory_driver.mjs"
 DEFAULT_OUT = HERE.parents[1] / "tests" / "data" / f"openclaw-{OPENCLAW_VERSION}" / "memory"
@@ -337,4 +337,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    try:
+        raise SystemExit(main())
+    except LauncherError as exc:
+        raise SystemExit(f"memory.py: {exc}") from None
