@@ -40,6 +40,10 @@ class ReadOnlyError(StoreError):
     """A write was attempted on an index opened read-only."""
 
 
+class ToolInputError(MemtuiError):
+    """A tool call lacks a required argument or has one of the wrong type (OpenClaw's `ToolInputError`)."""
+
+
 def unexpected_message(exc: BaseException) -> str:
     """One line for an exception no memtui code anticipated; an SQLite error also says how to recover."""
     if type(exc).__module__.startswith(("sqlean", "sqlite3")):

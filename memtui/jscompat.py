@@ -1,13 +1,15 @@
-"""JavaScript-exact behaviour OpenClaw's output depends on: JSON.stringify, number formatting, hashing, trim();
-and JSON parsing that refuses nesting too deep to walk safely."""
+"""JavaScript-exact behaviour OpenClaw's output depends on: JSON.stringify, number formatting, hashing, trim(),
+string order, `path.resolve`; and JSON parsing that refuses nesting too deep to walk safely."""
 
 from __future__ import annotations
 
 import hashlib
 import json
 import math
+import os
 import re
 import unicodedata
+from pathlib import Path
 from typing import Any
 
 
@@ -57,10 +59,10 @@ def js_stringify(value: Any, indent: int | None = None, *, drop_none: bool = Tru
     if isinstance(value, (int, float)):
         return js_number(value)
     if isinstance(value, str):
-        return json.dumps(value, ensure_ascii=False)
+        return _js_string(value)
     if isinstance(value, dict):
         items = [(k, v) for k, v in value.items() if v is not None or not drop_none]
-        parts = [f"{json.dumps(str(k), ensure_ascii=False)}:{' ' if indent else ''}"
+        parts = [f"{_js_string(str(k))}:{' ' if indent else ''}"
                  f"{js_stringify(v, indent, drop_none=drop_none, _level=_level + 1)}" for k, v in items]
         return _wrap("{", "}", parts, indent, _level)
     if isinstance(value, (list, tuple)):
@@ -68,6 +70,17 @@ def js_stringify(value: Any, indent: int | None = None, *, drop_none: bool = Tru
                  for v in value]
         return _wrap("[", "]", parts, indent, _level)
     raise TypeError(f"cannot serialize {type(value).__name__}")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _js_string(text: str) -> str:
+    """A JSON string literal as `JSON.stringify` writes it (a lone surrogate becomes `\\udXXX`)."""
+    literal = json.dumps(text, ensure_ascii=False)
+    if literal.isascii() or not _LONE_SURROGATE.search(literal):
+        return literal
+    return _LONE_SURROGATE.sub(lambda m: f"\\u{ord(m.group()):04x}", literal)
 
 
 def _wrap(open_: str, close: str, parts: list[str], indent: int | None, level: int) -> str:
@@ -90,7 +103,7 @@ def sha1_hex(text: str) -> str:
 
 
 # JavaScript's String.prototype.trim set: WhiteSpace and LineTerminator code points.
-_JS_WHITESPACE = (
+JS_WHITESPACE = (
     "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a"
     "\u2028\u2029\u202f\u205f\u3000\ufeff"
 )
@@ -98,15 +111,15 @@ _JS_WHITESPACE = (
 
 def js_trim_end(text: str) -> str:
     """JavaScript `trimEnd()`."""
-    return text.rstrip(_JS_WHITESPACE)
+    return text.rstrip(JS_WHITESPACE)
 
 
 def js_trim(text: str) -> str:
     """JavaScript `trim()`."""
-    return text.strip(_JS_WHITESPACE)
+    return text.strip(JS_WHITESPACE)
 
 
-_JS_WHITESPACE_RUN = re.compile(f"[{re.escape(_JS_WHITESPACE)}]+")
+_JS_WHITESPACE_RUN = re.compile(f"[{re.escape(JS_WHITESPACE)}]+")
 
 
 def js_squash(text: str) -> str:
@@ -146,6 +159,20 @@ def js_slice(text: str, start: int, end: int | None = None) -> str:
     first = max(0, count + start) if start < 0 else min(start, count)
     last = count if end is None else (max(0, count + end) if end < 0 else min(end, count))
     return units[first * 2:max(first, last) * 2].decode("utf-16-le", "surrogatepass")
+
+
+def js_path_resolve(base: str | Path, value: str) -> Path:
+    """Node's posix `path.resolve(base, value)`: lexical (`..` and `.` folded, symlinks kept, no `~`
+    expansion), trailing slashes dropped, repeated leading slashes made one."""
+    joined = value if value.startswith("/") else f"{base}/{value}"
+    if not joined.startswith("/"):
+        joined = f"{os.getcwd()}/{joined}"
+    return Path("/" + os.path.normpath(joined).lstrip("/"))
+
+
+def js_sort_key(text: str) -> bytes:
+    """The order of JavaScript's default `Array.prototype.sort` on strings: by UTF-16 code units."""
+    return text.encode("utf-16-be", "surrogatepass")
 
 
 MAX_JSON_DEPTH = 200

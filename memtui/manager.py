@@ -14,6 +14,7 @@ from memtui.atomic import sweep_stale_temps
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import ProviderError, StoreError
 from memtui.index.events import EventHub, IndexEvent
+from memtui.index.identity import WORKSPACE_KEY, WorkspaceCheck, check_workspace
 from memtui.index.meta import build_meta, full_reindex_reason
 from memtui.index.store import (
     ISSUES_KEY,
@@ -32,12 +33,14 @@ from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
+from memtui.settings.paths import same_folder
 from memtui.tools import error_payload, memory_get, search_payload
 
 if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a one-shot search may never run
     from memtui.index.indexer import Indexer, Progress, ProgressCallback, SyncReport
 
 _UNSET: Any = object()
+REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
 class MemoryManager(EventHub):
@@ -60,8 +63,11 @@ class MemoryManager(EventHub):
         self.last_sync: SyncReport | None = None
         self.notices: list[FileIssue] = []
         self.store = self._open_store()
+        self.workspace_check = self._check_workspace()
+        self._repairs_reported = 0
         self.fast = FastSearch()
-        self.dirty = "memory" in self.settings.sources and not env.read_only and self.index_mismatch() is not None
+        self.dirty = not env.read_only and (("memory" in self.settings.sources and self.index_mismatch() is not None)
+                                            or self.workspace_check.foreign is not None)
         self._sync_queue: list[_SyncRequest] = []
         self._sync_thread: threading.Thread | None = None
         self._queue_lock = threading.Lock()
@@ -129,7 +135,31 @@ class MemoryManager(EventHub):
     def _reopen_if_replaced(self) -> None:
         if self.store.replaced():
             self.store = self._open_store()
-            self.dirty = self.dirty or not self.store.read_meta()
+            self._repairs_reported = self.store.repairs
+            self.workspace_check = self._check_workspace()
+            self.dirty = self.dirty or not self.store.read_meta() or self.workspace_check.foreign is not None
+
+    def _check_workspace(self) -> WorkspaceCheck:
+        """Refuse (read-only) an index of another workspace; a writable one is synced before it answers."""
+        env = self.env
+        own = env.store_path == env.openclaw_store_path and same_folder(env.workspace_dir,
+                                                                         env.configured_workspace_dir)
+        check = check_workspace(self.store, env.workspace_dir, openclaw_own=own)
+        if check.foreign is not None and env.read_only:
+            self.close()
+            raise StoreError(f"{check.foreign}; memtui does not answer one workspace from another's index",
+                             "open it without --read-only to index it for this workspace, or pass its own --store")
+        return check
+
+    def _answer_for_this_workspace(self) -> None:
+        """Before a search: an index built for another workspace (or unrecorded) is synced first; one another
+        program wrote to is repaired by a sync in the background."""
+        if self.env.read_only:
+            return
+        if self.workspace_check.foreign is not None:
+            self.sync(reason="workspace")
+        elif self.store.check_external_writes():
+            self.request_sync("index changed by another program")
 
     def close(self) -> None:
         """Close the store and the provider."""
@@ -142,6 +172,11 @@ class MemoryManager(EventHub):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @property
+    def citations(self) -> str:
+        """`memory.citations` (on, off, auto)."""
+        return self.env.citations
 
     # -- sync -------------------------------------------------------------------------------
 
@@ -198,6 +233,8 @@ class MemoryManager(EventHub):
             report.issues[:0] = self.notices
             self.notices = []
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
+            self.store.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)
+            self.workspace_check = WorkspaceCheck(str(self.env.workspace_dir))
             self.last_sync = report
             self.dirty = False
             self.emit(IndexEvent("finished", reason=reason, report=report))
@@ -218,6 +255,7 @@ class MemoryManager(EventHub):
         forced_because = "forced"
         from memtui.index.indexer import EmbeddingFailed, Indexer, VectorSizeChanged
 
+        self.store.repair_external_writes()
         while True:
             existing = self.store.read_meta()
             wanted = self._wanted_meta(self._vector_dims())
@@ -233,6 +271,8 @@ class MemoryManager(EventHub):
                                           memory_paths=memory_paths)
                     self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
                     self._prune_cache()
+                    report.repaired = REPAIRED if self.store.repairs > self._repairs_reported else None
+                    self._repairs_reported = self.store.repairs
                     return report
                 if self.store.chunk_count() == 0:
                     report = self._build_in_place(indexer, reason, progress, should_stop)
@@ -390,7 +430,9 @@ class MemoryManager(EventHub):
                query_vector: list[float] | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
         profile = profile or self.env.profile
-        store = self.current_store()
+        self.current_store()
+        self._answer_for_this_workspace()
+        store = self.store
         fast = self.fast.current(store, vectors=self.provider is not None) if profile == "memtui" else None
         searcher = Searcher(store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
@@ -416,10 +458,11 @@ class MemoryManager(EventHub):
         try:
             response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
         except ProviderError as exc:
-            return error_payload(str(exc), quota="quota" in str(exc).lower() or "429" in str(exc))
+            return error_payload(str(exc))
         self.record_recalls(query, response)
         return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
-                              model=self.model, citations_mode=self.env.citations, session_key=session_key,
+                              model=self.provider.model if self.provider else None,
+                              citations_mode=self.env.citations, session_key=session_key,
                               fallback=self.fallback, explain=explain, max_results=max_results)
 
     def record_recalls(self, query: str, response: SearchResponse) -> int:
@@ -465,8 +508,11 @@ class MemoryManager(EventHub):
             "workspaceDir": str(self.env.workspace_dir),
             "dbPath": str(self.env.store_path),
             "readOnly": self.env.read_only,
+            "indexIdentity": {**self.workspace_check.to_json(),
+                              "changedElsewhere": self.store.check_external_writes()},
             "provider": self.provider.id if self.provider else NO_PROVIDER,
             "model": self.model,
+            "modelPath": getattr(self.provider, "model_path", None),
             "requestedProvider": self.requested_provider,
             "providerSource": self.provider_source,
             "profile": self.env.profile,

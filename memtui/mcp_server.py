@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import math
 import sys
 import threading
 from collections.abc import AsyncIterable, AsyncIterator, Callable
@@ -22,7 +23,7 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
 from memtui import __version__
-from memtui.errors import MemtuiError, unexpected_message
+from memtui.errors import MemtuiError, ToolInputError, unexpected_message
 from memtui.jscompat import js_stringify, parse_json
 
 T = TypeVar("T")
@@ -60,6 +61,7 @@ GET_TOOL = types.Tool(
             "path": {"type": "string", "description": "workspace-relative path, e.g. memory/2026-04-28.md"},
             "from": {"type": "number", "description": "first line, 1-based (default 1)"},
             "lines": {"type": "number", "description": "number of lines (default 120)"},
+            "corpus": {"type": "string", "enum": ["memory", "wiki", "all"], "description": "which corpus to read"},
         },
         "required": ["path"],
     },
@@ -70,69 +72,75 @@ GET_TOOL = types.Tool(
 class MemoryTools(Protocol):
     """What the server needs from a manager (the builtin `MemoryManager` or the QMD one)."""
 
+    @property
+    def citations(self) -> str: ...
+
     def memory_search(self, query: str, *, max_results: int | None = ..., min_score: float | None = ...,
                       session_key: str | None = ...) -> dict[str, Any]: ...
 
     def memory_get(self, path: str, *, from_line: int | None = ..., lines: int | None = ...) -> dict[str, Any]: ...
 
 
-class ToolArgumentError(ValueError):
+class ToolArgumentError(ToolInputError, ValueError):
     """A tool call's arguments do not fit the tool's schema."""
 
 
-def _number(arguments: dict[str, Any], key: str) -> float | None:
+def _number(arguments: dict[str, Any], key: str, *, integer: bool = False) -> float | None:
+    """`readNumberParam`: a finite number or a numeric string (integers truncated); absent → None. Other
+    types are refused (OpenClaw ignores them)."""
     value = arguments.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
+    if isinstance(value, str) and value.strip():
+        try:
+            value = float(value.strip())
+        except ValueError:
+            raise ToolArgumentError(f"{key} must be a number, got {json.dumps(value)}") from None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
         raise ToolArgumentError(f"{key} must be a number, got {json.dumps(value)}")
-    return value
-
-
-def _positive_int(arguments: dict[str, Any], key: str) -> int | None:
-    value = _number(arguments, key)
-    if value is None:
-        return None
-    if value < 1:
-        raise ToolArgumentError(f"{key} must be at least 1, got {value:g}")
-    return int(value)
+    return math.trunc(value) if integer else value
 
 
 def _string(arguments: dict[str, Any], key: str) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or not value.strip():
-        raise ToolArgumentError(f"{key} is required and must be a non-empty string")
-    return value
-
-
-def filter_corpus(payload: dict[str, Any], corpus: str | None) -> dict[str, Any]:
-    """Keep only the hits of one corpus (`memory` or `sessions`); `all`/absent keeps all, `wiki` has none."""
-    if corpus in (None, "all") or "results" not in payload:
-        return payload
-    kept = [hit for hit in payload["results"] if hit.get("corpus", hit.get("source")) == corpus]
-    filtered = dict(payload, results=kept)
-    if isinstance(payload.get("debug"), dict):
-        filtered["debug"] = dict(payload["debug"], hits=len(kept))
-    return filtered
+        raise ToolArgumentError(f"{key} required")
+    return value.strip()
 
 
 def call_memory_search(manager: MemoryTools, arguments: dict[str, Any],
                        session_key: str | None = None) -> dict[str, Any]:
-    """Run `memory_search` with MCP arguments (validated) for a session key and return the tool JSON."""
+    """Run `memory_search` with MCP arguments (validated) for a session key and return the tool JSON.
+    `corpus` as in OpenClaw: `memory` / `sessions` keep the hits of that source, `wiki` searches no memory
+    (there are no wiki supplements), `all` is everything."""
     query = _string(arguments, "query")
     corpus = arguments.get("corpus")
     if corpus is not None and corpus not in CORPORA:
         raise ToolArgumentError(f"corpus must be one of {', '.join(CORPORA)}, got {json.dumps(corpus)}")
-    payload = manager.memory_search(query, max_results=_positive_int(arguments, "maxResults"),
-                                    min_score=_number(arguments, "minScore"), session_key=session_key)
-    return filter_corpus(payload, corpus)
+    max_results = _number(arguments, "maxResults")
+    min_score = _number(arguments, "minScore")
+    if corpus == "wiki":
+        return {"results": [], "citations": manager.citations}
+    payload = manager.memory_search(query, max_results=max_results, min_score=min_score, session_key=session_key)
+    if corpus not in ("memory", "sessions") or "results" not in payload:
+        return payload
+    kept = [hit for hit in payload["results"] if hit.get("source") == corpus]
+    debug = payload.get("debug")
+    return dict(payload, results=kept, **({"debug": dict(debug, hits=len(kept))} if isinstance(debug, dict) else {}))
 
 
 def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
                     _session_key: str | None = None) -> dict[str, Any]:
-    """Run `memory_get` with MCP arguments (validated) and return the tool JSON."""
-    return manager.memory_get(_string(arguments, "path"), from_line=_positive_int(arguments, "from"),
-                              lines=_positive_int(arguments, "lines"))
+    """Run `memory_get` with MCP arguments (validated) and return the tool JSON (`corpus: wiki` finds nothing:
+    there are no wiki supplements)."""
+    path = _string(arguments, "path")
+    corpus = arguments.get("corpus")
+    if corpus is not None and corpus not in ("memory", "wiki", "all"):
+        raise ToolArgumentError(f"corpus must be one of memory, wiki, all, got {json.dumps(corpus)}")
+    if corpus == "wiki":
+        return {"path": path, "text": "", "disabled": True, "error": "wiki corpus result not found"}
+    return manager.memory_get(path, from_line=_number(arguments, "from", integer=True),
+                              lines=_number(arguments, "lines", integer=True))
 
 
 def render(payload: dict[str, Any]) -> str:
@@ -155,7 +163,7 @@ def build_server(manager: MemoryTools, session_key: str | None = None) -> Server
         arguments = dict(params.arguments or {})
         try:
             payload = await _in_daemon_thread(handler, manager, arguments, session_key)
-        except (ToolArgumentError, MemtuiError) as exc:
+        except MemtuiError as exc:
             return _error_result(f"{params.name}: {exc}")
         except Exception as exc:
             # One line on stderr, without the arguments (a query may be private) and without a traceback.

@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.atomic import EscapeError, open_for_read, parts_below
-from memtui.errors import PathError
+from memtui.errors import PathError, ToolInputError
+from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
 if TYPE_CHECKING:
     from memtui.index.workspace import MemoryLocation
+
+DEFAULT_TOOL_RESULTS = 10
 
 
 def format_citation(path: str, start_line: int, end_line: int) -> str:
@@ -43,44 +48,40 @@ def include_citations(mode: str, session_key: str | None) -> bool:
     return chat_type(session_key) == "direct"
 
 
-def hit_json(hit: Candidate, *, citations: bool, explain: bool) -> dict[str, Any]:
-    """One `memory_search` result."""
-    snippet = hit.snippet
-    citation = format_citation(hit.path, hit.start_line, hit.end_line) if citations else None
-    if citation:
-        snippet = f"{snippet.strip()}\n\nSource: {citation}"
-    data: dict[str, Any] = {
-        "path": hit.path,
-        "startLine": hit.start_line,
-        "endLine": hit.end_line,
-        "score": hit.score,
-        "snippet": snippet,
-        "source": hit.source,
-    }
-    if hit.vector_score is not None:
-        data["vectorScore"] = hit.vector_score
-    if hit.text_score is not None:
+def hit_json(hit: Candidate, *, mode: str, citations: bool, explain: bool) -> dict[str, Any]:
+    """One `memory_search` result with OpenClaw's keys in its order: FTS-only hits carry `id` and
+    `textScore`, hybrid hits `vectorScore` and `textScore` (no `id`), vector-only hits `id`; then the
+    citation when included, then `corpus` (always "memory": the memory manager's corpus)."""
+    data: dict[str, Any] = {} if mode == "hybrid" else {"id": hit.id}
+    data.update(path=hit.path, startLine=hit.start_line, endLine=hit.end_line, score=hit.score)
+    if mode == "hybrid":
+        data.update(vectorScore=hit.vector_score or 0.0, textScore=hit.text_score or 0.0)
+    elif mode == "fts-only":
         data["textScore"] = hit.text_score
-    if citation:
-        data["citation"] = citation
-    data["corpus"] = hit.source
+    data.update(snippet=hit.snippet, source=hit.source)
+    if citations:
+        data["citation"] = format_citation(hit.path, hit.start_line, hit.end_line)
+        data["snippet"] = f"{js_trim(hit.snippet)}\n\nSource: {data['citation']}"
+    data["corpus"] = "memory"
     if explain:
         data["explain"] = hit.trace()
     return data
 
 
-def search_payload(response: SearchResponse, *, provider: str, model: str, citations_mode: str,
+def search_payload(response: SearchResponse, *, provider: str, model: str | None, citations_mode: str,
                    session_key: str | None = None, fallback: dict[str, str] | None = None,
                    explain: bool = False, max_results: int | None = None) -> dict[str, Any]:
-    """The `memory_search` JSON: results sorted by score then path, cut to max(1, maxResults)."""
+    """The `memory_search` JSON: results sorted by score then path (`localeCompare`), cut to
+    max(1, maxResults ?? 10); `model` only with a provider; `debug.hits` counts the search's results."""
     citations = include_citations(citations_mode, session_key)
-    hits = sorted(response.results, key=lambda h: (-h.score, h.path))
-    hits = hits[: max(1, max_results or response.max_results)]
+    hits = sorted(response.results, key=lambda h: (-h.score, js_locale_key(h.path)))
+    hits = hits[: max(1, DEFAULT_TOOL_RESULTS if max_results is None else math.trunc(max_results))]
     payload: dict[str, Any] = {
-        "results": [hit_json(h, citations=citations, explain=explain) for h in hits],
+        "results": [hit_json(h, mode=response.mode, citations=citations, explain=explain) for h in hits],
         "provider": provider,
-        "model": model,
     }
+    if model is not None:
+        payload["model"] = model
     if fallback:
         payload["fallback"] = fallback
     payload["citations"] = citations_mode
@@ -88,78 +89,95 @@ def search_payload(response: SearchResponse, *, provider: str, model: str, citat
         "backend": "builtin",
         "effectiveMode": "n/a",
         "searchMs": round(response.elapsed_ms),
-        "hits": len(hits),
+        "hits": len(response.results),
     }
     if explain:
         payload["explain"] = response.explain()
     return payload
 
 
-def error_payload(error: str, *, quota: bool = False) -> dict[str, Any]:
-    """The failure shape of `memory_search`."""
-    warning = (
-        "Memory search is unavailable because the embedding provider quota is exhausted."
-        if quota
-        else "Memory search is unavailable due to an embedding/provider error."
-    )
-    return {
-        "results": [],
-        "disabled": True,
-        "unavailable": True,
-        "error": error,
-        "warning": warning,
-        "action": "Check the embedding provider configuration, or use --provider none for keyword search.",
-    }
+def error_payload(error: str) -> dict[str, Any]:
+    """The failure shape of `memory_search` (`buildMemorySearchUnavailableResult`)."""
+    reason = js_trim(error) or "memory search unavailable"
+    if re.search(r"insufficient_quota|quota|429", reason.lower()):
+        warning = "Memory search is unavailable because the embedding provider quota is exhausted."
+        action = "Top up or switch embedding provider, then retry memory_search."
+    else:
+        warning = "Memory search is unavailable due to an embedding/provider error."
+        action = "Check embedding provider configuration and retry memory_search."
+    return {"results": [], "disabled": True, "unavailable": True, "error": reason, "warning": warning,
+            "action": action, "debug": {"warning": warning, "action": action, "error": reason}}
 
 
 def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, lines: int | None = None,
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
-    """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`."""
-    from memtui.index.workspace import memory_location  # not loaded by a search-only process
+    """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`.
+    An empty path is a tool input error (ToolInputError), as in OpenClaw; absolute paths are refused."""
+    from memtui.index.workspace import memory_location, rel_path  # not loaded by a search-only process
 
+    if not isinstance(path, str) or not js_trim(path):
+        raise ToolInputError("path required")
+    path = js_trim(path)
     try:
         location = memory_location(workspace_dir, path, extra_paths)
     except PathError as exc:
         return {"path": path, "text": "", "disabled": True, "error": exc.message}
-    start = max(1, int(from_line or 1))
-    count = max(1, int(lines or default_lines))
+    relative = rel_path(workspace_dir, location.target)
     try:
         data = _read_confined(location)
     except FileNotFoundError:
-        return {"text": "", "path": path}
+        return {"text": "", "path": relative}
     except (EscapeError, IsADirectoryError):
         return {"path": path, "text": "", "disabled": True, "error": "path required"}
     except OSError as exc:
         return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
-    all_lines = data.decode("utf-8", errors="replace").split("\n")
-    window = all_lines[start - 1 : start - 1 + count]
-    kept: list[str] = []
-    used = 0
-    hard_cut = False
-    for line in window:
-        cost = len(line) + (1 if kept else 0)
-        if used + cost > max_chars:
-            if not kept:
-                kept.append(line[:max_chars])
-                hard_cut = True
-            break
-        kept.append(line)
-        used += cost
-    next_line = start + len(kept)
-    more = next_line <= len(all_lines) and (len(kept) < len(window) or start - 1 + count < len(all_lines))
-    text = "\n".join(kept)
-    result: dict[str, Any] = {"text": text, "path": path, "from": start, "lines": len(kept)}
+    return read_window(data.decode("utf-8", errors="replace"), relative, from_line=from_line, lines=lines,
+                       default_lines=default_lines, max_chars=max_chars,
+                       suggest_read=_is_workspace_memory_path(relative))
+
+
+def _is_workspace_memory_path(relative: str) -> bool:
+    """`isMemoryPath` for a path inside the workspace (extra paths outside it do not count)."""
+    if relative.startswith(".."):
+        return False
+    return relative == "MEMORY.md" or relative.lower() == "dreams.md" or relative.startswith("memory/")
+
+
+def read_window(content: str, relative: str, *, from_line: int | None, lines: int | None, default_lines: int,
+                max_chars: int, suggest_read: bool) -> dict[str, Any]:
+    """OpenClaw's `buildMemoryReadResult`: lines [from, from+lines) of `content` (from ≥ 1; lines ≥ 1, so 0
+    reads one line), then as many of them as fit in `max_chars` UTF-16 code units; a single line over the
+    budget is cut at `max_chars` units, with no `nextFrom`. When more remains, a notice says where to go on."""
+    file_lines = content.split("\n")
+    start = max(1, from_line if from_line is not None else 1)
+    count = max(1, lines if lines is not None else default_lines)
+    selected = file_lines[start - 1 : start - 1 + count]
+    more_in_file = start - 1 + len(selected) < len(file_lines)
+    budget = max(1, max_chars)
+    included = len(selected)
+    text = "\n".join(selected)
+    while included > 1 and js_length(text) > budget:
+        included -= 1
+        text = "\n".join(selected[:included])
+    hard_cut = js_length(text) > budget
     if hard_cut:
-        result["text"] = (f"{text}\n\n[Line {start} exceeds the {max_chars}-character budget and was cut. "
-                          "Use the read tool to see the whole line.]")
+        text, included = js_slice(text, 0, budget), 1
+    next_from = start + included if not hard_cut and (more_in_file or included < len(selected)) else None
+    truncated = hard_cut or included < len(selected) or more_in_file
+    if truncated and text:
+        if next_from is not None:
+            notice = f"[More content available. Use from={next_from} to continue."
+        else:
+            notice = "[More content available. Requested excerpt exceeded the default maxChars budget."
+        if hard_cut and suggest_read:
+            notice += " If you need the full raw line, use read on the source file."
+        text = f"{text}\n\n{notice}]"
+    result: dict[str, Any] = {"text": text, "path": relative, "from": start, "lines": included}
+    if truncated:
         result["truncated"] = True
-        if start + 1 <= len(all_lines):
-            result["nextFrom"] = start + 1
-    elif more:
-        result["text"] = f"{text}\n\n[More content available. Use from={next_line} to continue.]"
-        result["truncated"] = True
-        result["nextFrom"] = next_line
+    if next_from is not None:
+        result["nextFrom"] = next_from
     return result
 
 

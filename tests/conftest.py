@@ -13,10 +13,10 @@ from memtui.settings.agent import AgentEnv, resolve_agent
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never read or write the real ~/.openclaw, and never see real API keys."""
+    """Never read or write the real ~/.openclaw or ~/.cache/memtui (models), and never see real API keys."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
-    for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME", "OPENCLAW_PROFILE",
+    for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME", "OPENCLAW_PROFILE", "XDG_CACHE_HOME",
                  "OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MEMTUI_PROFILE"):
         monkeypatch.delenv(name, raising=False)
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from store_paths import index_of
 
 from memtui.index.events import IndexEvent
 from memtui.index.watcher import MemoryWatcher
@@ -137,7 +138,7 @@ def test_a_page_damaged_after_opening_is_a_one_line_error_that_says_what_to_do(t
         (workspace / "memory" / f"2026-07-{i % 28 + 1:02d}-n{i}.md").write_text(
             f"# Note {i}\n\n" + "\n".join(f"- the heliotrope line {i}.{j}" for j in range(30)) + "\n")
     assert _cli(state, workspace, "index").returncode == 0
-    index = state / "memtui" / "main.sqlite"
+    index = index_of(state, workspace)
     conn = sqlite3.connect(index)
     page_size = conn.execute("PRAGMA page_size").fetchone()[0]
     root = conn.execute("SELECT rootpage FROM sqlite_master WHERE name = 'chunks'").fetchone()[0]

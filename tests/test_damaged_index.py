@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_paths import index_of
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 
@@ -59,7 +60,7 @@ def test_a_damaged_index_is_moved_aside_and_rebuilt(tmp_path: Path, workspace: P
                                                     command: list[str]) -> None:
     state = tmp_path / "state"
     assert _cli(state, workspace, "index").returncode == 0
-    index = state / "memtui" / "main.sqlite"
+    index = index_of(state, workspace)
     DAMAGE[damage](index)
     broken = index.read_bytes()
     done = _cli(state, workspace, *command)
@@ -78,7 +79,7 @@ def test_a_damaged_index_is_moved_aside_and_rebuilt(tmp_path: Path, workspace: P
 def test_a_damaged_index_opened_read_only_says_what_to_do(tmp_path: Path, workspace: Path) -> None:
     state = tmp_path / "state"
     assert _cli(state, workspace, "index").returncode == 0
-    _random_bytes(state / "memtui" / "main.sqlite")
+    _random_bytes(index_of(state, workspace))
     line = _one_line_error(_cli(state, workspace, "search", "payment", "--read-only"))
     assert "is damaged (file is not a database)" in line and "memtui index --force" in line
 

@@ -175,14 +175,12 @@ def test_demo_screenshot_opens_on_a_query_with_its_first_hit_and_says_why_search
 
 
 def test_an_installed_memtui_model_is_shared_with_the_demo(tmp_path: Path) -> None:
-    from memtui.demo import link_installed_model
+    """The per-user model cache serves the demo's state dir too (no copy, no link)."""
     from memtui.embeddings.model_store import installed_model_path, model_path
 
-    user_model = model_path(tmp_path / "user-state")
+    user_model = model_path()
     user_model.parent.mkdir(parents=True)
     user_model.write_bytes(b"GGUF fake weights")
     demo = install_demo(tmp_path / "demo", today=TODAY)
-    assert installed_model_path(demo.state_dir) is None
-    link_installed_model(user_model, demo)
     found = installed_model_path(demo.state_dir)
-    assert found is not None and found.read_bytes() == b"GGUF fake weights"
+    assert found == user_model and not (demo.state_dir / "memtui" / "models").exists()

@@ -14,6 +14,7 @@ import pytest
 import sqlean
 import sqlite_vec
 from hashed_provider import HashedProvider, trigram_vector
+from openclaw_memory_data import recording
 
 from memtui.cli import main as cli_main
 from memtui.manager import MemoryManager
@@ -21,7 +22,8 @@ from memtui.settings.agent import AgentEnv, resolve_agent
 from memtui.settings.config import ChunkingSettings, MultimodalSettings, StoreSettings
 
 FTS_PROVIDER_KEY_JSON = '{"provider":"none","model":"fts-only"}'
-EMPTY_SCOPE_JSON = '{"extraPaths":[],"multimodal":{"enabled":false,"modalities":[],"maxFileBytes":10000000}}'
+# maxFileBytes is 10 MiB (10,485,760) in OpenClaw 2026.4.29; the recording holds the hash it wrote for this.
+EMPTY_SCOPE_JSON = '{"extraPaths":[],"multimodal":{"enabled":false,"modalities":[],"maxFileBytes":10485760}}'
 
 
 def _sha(text: str) -> str:
@@ -106,6 +108,8 @@ def test_chunk_ids_hashes_and_fts_only_columns(tmp_path: Path) -> None:
 
 
 def test_meta_row_byte_exact_fts_only(tmp_path: Path) -> None:
+    recorded = json.loads(recording("variants")["default"]["index"]["meta"][0]["value"])
+    assert recorded["scopeHash"] == _sha(EMPTY_SCOPE_JSON)
     env = _env(tmp_path, _workspace(tmp_path))
     _index(env)
     expected = ('{"model":"fts-only","provider":"none","providerKey":"' + _sha(FTS_PROVIDER_KEY_JSON)
@@ -126,7 +130,7 @@ def test_meta_row_byte_exact_with_provider_and_extra_paths(tmp_path: Path) -> No
     _index(env, provider=HashedProvider())
     paths = sorted([str(ws / "docs"), str(outside)])
     scope = ('{"extraPaths":' + json.dumps(paths, separators=(",", ":"))
-             + ',"multimodal":{"enabled":false,"modalities":[],"maxFileBytes":10000000}}')
+             + ',"multimodal":{"enabled":false,"modalities":[],"maxFileBytes":10485760}}')
     key = _sha('{"provider":"hashed","model":"hashed-trigram-64"}')
     expected = ('{"model":"hashed-trigram-64","provider":"hashed","providerKey":"' + key
                 + '","sources":["memory"],"scopeHash":"' + _sha(scope)

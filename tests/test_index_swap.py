@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from store_paths import index_of
 
 from memtui.index.store import Store
 from memtui.manager import MemoryManager
@@ -173,4 +174,5 @@ def test_killed_full_rebuilds_leave_nothing_behind_and_the_old_index_answers(tmp
     assert list(state.glob("*.tmp-*")), "the last kill left no temp file"
     assert _search_paths(tmp_path, workspace, "payment webhook")[0] == "memory/2026-11-28.md"
     assert _cli(tmp_path, workspace, "index").returncode == 0
-    assert sorted(p.name for p in state.iterdir()) == ["main.sqlite", "main.sqlite.lock"]
+    index = index_of(tmp_path / "state", workspace)
+    assert sorted(p.name for p in state.iterdir()) == [index.name, f"{index.name}.lock"]

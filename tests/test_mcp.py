@@ -61,7 +61,7 @@ async def test_lists_both_tools_with_their_schemas(tmp_path: Path, workspace: Pa
     assert search["properties"]["corpus"]["enum"] == ["memory", "wiki", "all", "sessions"]
     get = tools["memory_get"].input_schema
     assert get["required"] == ["path"]
-    assert set(get["properties"]) == {"path", "from", "lines"}
+    assert set(get["properties"]) == {"path", "from", "lines", "corpus"}
 
 
 async def test_search_and_get_return_the_cli_json(tmp_path: Path, workspace: Path) -> None:
@@ -96,7 +96,7 @@ async def test_hostile_paths_and_bad_arguments_are_refused(tmp_path: Path, works
     assert result.is_error is False
     assert absolute["error"] == "path required" and absolute["text"] == ""
     assert no_query.is_error is True
-    assert no_query.content[0].text == "memory_search: query is required and must be a non-empty string"
+    assert no_query.content[0].text == "memory_search: query required"
     assert bad_number.is_error is True and "lines must be a number" in bad_number.content[0].text
     assert unknown.is_error is True and "memory_search, memory_get" in unknown.content[0].text
 

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from mcp_types.version import LATEST_PROTOCOL_VERSION
+from store_paths import index_of
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 
@@ -105,10 +106,11 @@ def test_every_line_that_is_not_a_message_gets_its_json_rpc_error(server: RawSer
     assert sorted(tool["name"] for tool in listed["result"]["tools"]) == ["memory_get", "memory_search"]
 
 
-def test_an_internal_failure_is_an_internal_error_with_one_line_on_stderr(server: RawServer, tmp_path: Path) -> None:
+def test_an_internal_failure_is_an_internal_error_with_one_line_on_stderr(server: RawServer, tmp_path: Path,
+                                                                         workspace: Path) -> None:
     assert server.call("memory_search", {"query": "payment webhook"})["result"]["isError"] is False
     # Another program breaks the index's schema through SQLite itself (so the server's connection sees it).
-    conn = sqlite3.connect(tmp_path / "state" / "memtui" / "main.sqlite")
+    conn = sqlite3.connect(index_of(tmp_path / "state", workspace))
     version = conn.execute("PRAGMA schema_version").fetchone()[0]
     conn.execute("PRAGMA writable_schema = ON")
     conn.execute("UPDATE sqlite_master SET sql = 'CREATE TABLE chunks (' WHERE name = 'chunks'")
@@ -147,7 +149,7 @@ def test_a_100000_word_query_is_answered(server: RawServer) -> None:
 
 
 def test_the_server_exits_when_stdin_closes_during_a_call_that_waits(tmp_path: Path, workspace: Path) -> None:
-    lock_path = tmp_path / "state" / "memtui" / "main.sqlite.lock"
+    lock_path = Path(f"{index_of(tmp_path / 'state', workspace)}.lock")
     lock_path.parent.mkdir(parents=True)
     with open(lock_path, "a+") as lock:
         fcntl.flock(lock.fileno(), fcntl.LOCK_EX)  # another process is indexing, and goes on for a long time

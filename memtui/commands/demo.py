@@ -10,12 +10,11 @@ from pathlib import Path
 
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import ProgressLine, fixed3
-from memtui.demo import DemoPaths, install_demo, link_installed_model
+from memtui.demo import DemoPaths, install_demo
 from memtui.embeddings.convert import MODEL_PACKAGE
 from memtui.embeddings.model_store import install_model, installed_model_path
 from memtui.errors import ProviderError
 from memtui.manager import MemoryManager
-from memtui.settings.paths import resolve_state_dir
 
 FIRST_QUERY = "why did the gateway return 502s"
 # What an agent asked over the last days: `memtui demo` records them so the dreams view has recalls to rank.
@@ -53,7 +52,7 @@ def demo_args(args: argparse.Namespace, paths: DemoPaths) -> argparse.Namespace:
         workspace=str(paths.workspace_dir),
         agent=paths.agent_id,
         config=str(paths.config_path),
-        provider=args.provider or _offline_provider(paths),
+        provider=args.provider or _offline_provider(paths, args.no_model),
         store=str(paths.store_path),
         read_only=False,
         screenshot=args.demo_screenshot or getattr(args, "screenshot", None),
@@ -63,24 +62,20 @@ def demo_args(args: argparse.Namespace, paths: DemoPaths) -> argparse.Namespace:
     return argparse.Namespace(**options)
 
 
-def _offline_provider(paths: DemoPaths) -> str:
-    """The demo never calls a remote API on its own: memtui's local model when usable, else FTS-only."""
+def _offline_provider(paths: DemoPaths, no_model: bool) -> str:
+    """The demo never calls a remote API on its own: memtui's local model (per-user cache) when usable and not
+    refused with --no-model, else FTS-only."""
     usable = installed_model_path(paths.state_dir) is not None and importlib.util.find_spec("llama_cpp") is not None
-    return "local" if usable else "none"
+    return "local" if usable and not no_model else "none"
 
 
 def _provider_note(args: argparse.Namespace, paths: DemoPaths) -> str | None:
     """Why the demo searches by keyword only (None when it has the local model)."""
-    if _offline_provider(paths) == "local":
+    if _offline_provider(paths, args.no_model) == "local":
         return None
     if args.no_model:
         return "started with --no-model"
     return "no local model installed"
-
-
-def _share_model(user_state_dir: str | None, paths: DemoPaths) -> Path | None:
-    model = installed_model_path(resolve_state_dir(user_state_dir))
-    return link_installed_model(model, paths) if model is not None else None
 
 
 def _convert_model(paths: DemoPaths) -> Path | None:
@@ -89,7 +84,7 @@ def _convert_model(paths: DemoPaths) -> Path | None:
     if any(importlib.util.find_spec(name) is None for name in needed):
         return None
     try:
-        return install_model(paths.state_dir)
+        return install_model()
     except ProviderError as exc:
         print(f"  model:     not converted ({exc}); keyword search only", file=sys.stderr)
         return None
@@ -153,9 +148,8 @@ def run(args: argparse.Namespace) -> int:
     print(f"  config:    {paths.config_path}")
     print(f"  sessions:  {paths.sessions_dir}")
     if not args.no_model:
-        linked = _share_model(args.state_dir, paths)
-        if linked is not None:
-            print(f"  model:     {linked} (your installed memtui model)")
+        if (installed := installed_model_path(paths.state_dir)) is not None:
+            print(f"  model:     {installed} (your installed memtui model)")
         elif (converted := _convert_model(paths)) is not None:
             print(f"  model:     {converted} (converted from the installed all-MiniLM-L6-v2 package)")
     options = demo_args(args, paths)

@@ -49,6 +49,8 @@ def run(args: argparse.Namespace) -> int:
               f"chunks written, {report.files_deleted} removed, {report.elapsed_ms / 1000:.1f}s.")
         if report.full_reason and report.full:
             print(f"Full rebuild because: {report.full_reason}")
+        if report.repaired:
+            print(f"Repaired: {report.repaired}.")
         if manager.fallback:
             print(f"Fallback: {manager.fallback['from']} failed ({manager.fallback['reason']}); "
                   f"now using {manager.provider.id if manager.provider else 'FTS-only'}.")

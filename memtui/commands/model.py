@@ -23,7 +23,8 @@ def register(subparsers: Any, parents: list[argparse.ArgumentParser]) -> None:
     for action in (install, status):
         # SUPPRESS keeps a --state-dir given before the action from being reset to None.
         action.add_argument("--state-dir", metavar="DIR", default=argparse.SUPPRESS,
-                            help="OpenClaw state dir")
+                            help="OpenClaw state dir (an older memtui installed models under <state>/memtui/models; "
+                                 "models now go to the per-user cache every state dir uses)")
         action.add_argument("--json", action="store_true", help="print JSON")
     install.set_defaults(func=run_install)
     status.set_defaults(func=run_status)
@@ -42,17 +43,17 @@ def _print_status(info: dict[str, Any]) -> None:
         check = f"{check} the reference conversion"
         print(f"sha256     {info['sha256']} ({check})")
     else:
-        print("installed  no (run `memtui model install`)")
+        print(f"installed  no (looked in {', '.join(info['searched'])}; run `memtui model install`)")
     print(f"vectors    {info['dims']} dims, {info['pooling']} pooling, {info['context']}-token context")
     llama = info["llama_cpp_version"] or f"not installed ({PIP_LLAMA})"
     print(f"llama_cpp  {llama}")
 
 
 def run_install(args: argparse.Namespace) -> int:
-    """Write `<state>/memtui/models/all-MiniLM-L6-v2-<quant>.gguf`."""
+    """Write `$XDG_CACHE_HOME/memtui/models/all-MiniLM-L6-v2-<quant>.gguf` (default `~/.cache/...`)."""
     state_dir = resolve_state_dir(getattr(args, "state_dir", None))
     started = time.perf_counter()
-    path = install_model(state_dir, args.quant)
+    path = install_model(args.quant)
     seconds = round(time.perf_counter() - started, 2)
     info = model_status(state_dir, args.quant)
     info["seconds"] = seconds

@@ -32,6 +32,8 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     lines.append(f"Provider: {status['provider']} (requested: {status['requestedProvider']})"
                  + (" · memtui's bundled model" if status["providerSource"] == "memtui-model" else ""))
     lines.append(f"Model: {status['model']}")
+    if status.get("modelPath") and status["modelPath"] != status["model"]:
+        lines.append(f"Model file: {_home(status['modelPath'])}")
     lines.append(f"Profile: {status['profile']} · search mode: {status['custom']['searchMode']}")
     if status["custom"].get("providerUnavailableReason"):
         lines.append(f"FTS-only because: {status['custom']['providerUnavailableReason']}")
@@ -43,6 +45,12 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}" + (f" ({reason})" if reason else ""))
     lines.append(f"Store: {_home(status['dbPath'])}" + (" (read-only)" if status["readOnly"] else ""))
     lines.append(f"Workspace: {_home(status['workspaceDir'])}")
+    identity = status["indexIdentity"]
+    if identity["reason"]:
+        lines.append(f"Index identity: {identity['reason']} (it is synced for this workspace before a search)")
+    if identity["changedElsewhere"]:
+        lines.append("Index changed by another program since memtui wrote it: memtui's Porter table is not used "
+                     "until `memtui index` repairs it")
     if deep:
         probe = status["embeddingProbe"]
         lines.append("Embeddings: ready" if probe["ok"] else f"Embeddings error: {probe['error']}")

@@ -183,19 +183,3 @@ def install_demo(target: Path, *, today: date | None = None) -> DemoPaths:
         today=today,
         shift_days=days,
     )
-
-
-def link_installed_model(model: Path, paths: DemoPaths) -> Path:
-    """Make an installed memtui model visible to the demo (symlink, else hard link, else copy)."""
-    from memtui.embeddings.model_store import models_dir
-
-    link = models_dir(paths.state_dir) / model.name
-    link.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        link.symlink_to(model)
-    except OSError:
-        try:
-            os.link(model, link)
-        except OSError:
-            shutil.copy2(model, link)
-    return link

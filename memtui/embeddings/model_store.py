@@ -1,4 +1,6 @@
-"""memtui's own local embedding model: all-MiniLM-L6-v2 as GGUF under `<state>/memtui/models/`."""
+"""memtui's own local embedding model: all-MiniLM-L6-v2 as GGUF in a per-user cache that every state dir and
+agent uses (`$XDG_CACHE_HOME/memtui/models`, default `~/.cache/memtui/models`). Models an older memtui put
+under `<state>/memtui/models/` are still found."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import importlib.metadata
 import importlib.util
 import os
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -26,22 +29,29 @@ POOLING = "mean"
 CONTEXT = 512
 
 
-def models_dir(state_dir: Path) -> Path:
-    """`<state>/memtui/models`."""
+def models_dir(env: Mapping[str, str] | None = None) -> Path:
+    """The per-user model cache: `$XDG_CACHE_HOME/memtui/models`, else `~/.cache/memtui/models`."""
+    env = os.environ if env is None else env
+    cache = env.get("XDG_CACHE_HOME") or str(Path(env.get("HOME") or Path.home()) / ".cache")
+    return Path(cache) / "memtui" / "models"
+
+
+def legacy_models_dir(state_dir: Path) -> Path:
+    """Where memtui installed models before the per-user cache: `<state>/memtui/models`."""
     return memtui_dir(state_dir) / "models"
 
 
-def model_path(state_dir: Path, quant: str = DEFAULT_QUANT) -> Path:
-    """Where the model of quantization `quant` is (or would be) installed."""
-    return models_dir(state_dir) / f"{MODEL_NAME}-{quant}.gguf"
+def model_path(quant: str = DEFAULT_QUANT, *, folder: Path | None = None) -> Path:
+    """Where the model of quantization `quant` is (or would be) installed: the per-user cache, or `folder`."""
+    return (folder or models_dir()) / f"{MODEL_NAME}-{quant}.gguf"
 
 
-def install_model(state_dir: Path, quant: str = DEFAULT_QUANT) -> Path:
-    """Convert the packaged model to GGUF at `model_path(state_dir, quant)`, atomically (temp + rename)."""
+def install_model(quant: str = DEFAULT_QUANT, *, folder: Path | None = None) -> Path:
+    """Convert the packaged model to GGUF at `model_path(quant)`, atomically (temp + rename)."""
     if quant not in QUANTS:
         raise ProviderError(f"unknown quantization {quant!r}; choose one of: {', '.join(QUANTS)}")
     source = package_model_dir()
-    target = model_path(state_dir, quant)
+    target = model_path(quant, folder=folder)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp_name = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
@@ -59,12 +69,22 @@ def install_model(state_dir: Path, quant: str = DEFAULT_QUANT) -> Path:
     return target
 
 
-def installed_model_path(state_dir: Path) -> Path | None:
-    """The installed model file (Q8_0 preferred over F16), or None when neither exists."""
-    for quant in QUANTS:
-        path = model_path(state_dir, quant)
-        if path.is_file():
-            return path
+def model_folders(state_dir: Path | None = None) -> list[Path]:
+    """Where an installed model is looked for, in order: the per-user cache, then `<state>/memtui/models`."""
+    folders = [models_dir()]
+    if state_dir is not None and legacy_models_dir(state_dir) != folders[0]:
+        folders.append(legacy_models_dir(state_dir))
+    return folders
+
+
+def installed_model_path(state_dir: Path | None = None) -> Path | None:
+    """The installed model file (Q8_0 preferred over F16) in the per-user cache, else in `state_dir`'s
+    older location; None when there is none."""
+    for folder in model_folders(state_dir):
+        for quant in QUANTS:
+            path = model_path(quant, folder=folder)
+            if path.is_file():
+                return path
     return None
 
 
@@ -86,15 +106,17 @@ def _llama_cpp_version() -> str | None:
         return "unknown"
 
 
-def model_status(state_dir: Path, quant: str | None = None) -> dict[str, Any]:
+def model_status(state_dir: Path | None = None, quant: str | None = None) -> dict[str, Any]:
     """Path, size and sha256 (and whether it is the reference conversion) of the installed model, or of
-    the `quant` file when given, plus the model's shape and whether llama_cpp is importable."""
+    the `quant` file when given, plus where it was looked for, the model's shape and whether llama_cpp is
+    importable."""
     if quant is None:
         path = installed_model_path(state_dir)
-        shown = path or model_path(state_dir)
+        shown = path or model_path()
     else:
-        shown = model_path(state_dir, quant)
-        path = shown if shown.is_file() else None
+        found = [model_path(quant, folder=f) for f in model_folders(state_dir)]
+        path = next((p for p in found if p.is_file()), None)
+        shown = path or found[0]
     quant = shown.stem.rsplit("-", 1)[-1]
     sha256 = _sha256_file(path) if path else None
     version = _llama_cpp_version()
@@ -102,6 +124,7 @@ def model_status(state_dir: Path, quant: str | None = None) -> dict[str, Any]:
         "model": MODEL_NAME,
         "path": str(shown),
         "exists": path is not None,
+        "searched": [str(folder) for folder in model_folders(state_dir)],
         "quant": quant,
         "size": path.stat().st_size if path else None,
         "sha256": sha256,

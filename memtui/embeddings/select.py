@@ -174,11 +174,15 @@ def _auto(
     if make["profile"] == "memtui":
         installed = _installed_memtui_model(make["state_dir"])
         if installed is not None and importlib.util.find_spec("llama_cpp") is None:
-            skipped.append("memtui model: installed, but llama-cpp-python is not")
+            skipped.append(f"memtui model: installed at {installed}, but llama-cpp-python is not")
         elif installed is not None:
             provider = _create_local(settings, str(installed), memtui_model=True)
             return ProviderSelection(provider, "auto", source="memtui-model")
-        skipped.append("memtui model: not installed (memtui model install)")
+        else:
+            from memtui.embeddings.model_store import model_folders
+
+            searched = " or ".join(str(folder) for folder in model_folders(make["state_dir"]))
+            skipped.append(f"memtui model: not installed in {searched} (memtui model install)")
     reason = "no embedding provider available (" + "; ".join(skipped) + ")"
     return ProviderSelection(None, "auto", reason=reason, source="auto")
 

@@ -51,9 +51,15 @@ def estimate_chars(text: str) -> int:
     return utf16_len(text) + extra
 
 
+def well_formed(text: str) -> str:
+    """`text` with every lone surrogate replaced by U+FFFD, as Node's UTF-8 encoder (SQLite, hashing) does.
+    A segment cut at a fixed UTF-16 length can split an emoji; OpenClaw stores that chunk with U+FFFD."""
+    return text if text.isascii() else _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def hash_text(text: str) -> str:
     """sha256 of the text as Node would hash it (lone surrogates become U+FFFD)."""
-    return sha256_hex(_LONE_SURROGATE.sub("\ufffd", text))
+    return sha256_hex(well_formed(text))
 
 
 def _slice_utf16(text: str, size: int) -> list[str]:
@@ -66,19 +72,18 @@ def _slice_utf16(text: str, size: int) -> list[str]:
 
 
 def _split_keeping_pairs(text: str, size: int) -> list[str]:
-    """Cut `text` into pieces of at most `size` UTF-16 units without splitting surrogate pairs."""
+    """OpenClaw's fine split: pieces of `size` UTF-16 units, a piece that would end on the first half of a
+    surrogate pair taking its second half too (so it holds `size + 1` units)."""
+    units = text.encode("utf-16-le", "surrogatepass")
+    count = len(units) // 2
     pieces: list[str] = []
-    current: list[str] = []
-    used = 0
-    for char in text:
-        width = 2 if ord(char) > 0xFFFF else 1
-        if used + width > size and current:
-            pieces.append("".join(current))
-            current, used = [], 0
-        current.append(char)
-        used += width
-    if current:
-        pieces.append("".join(current))
+    start = 0
+    while start < count:
+        end = min(start + size, count)
+        if end < count and 0xD800 <= int.from_bytes(units[2 * end - 2 : 2 * end], "little") <= 0xDBFF:
+            end += 1
+        pieces.append(units[2 * start : 2 * end].decode("utf-16-le", "surrogatepass"))
+        start = end
     return pieces
 
 
@@ -106,7 +111,7 @@ def chunk_markdown(content: str, tokens: int = 400, overlap: int = 80) -> list[C
 
     def flush() -> None:
         if current:
-            text = "\n".join(segment for segment, _, _ in current)
+            text = well_formed("\n".join(segment for segment, _, _ in current))
             chunks.append(Chunk(current[0][1], current[-1][1], text, hash_text(text)))
 
     for index, line in enumerate(content.split("\n")):

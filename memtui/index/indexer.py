@@ -60,6 +60,7 @@ class SyncReport:
     elapsed_ms: float = 0.0
     issues: list[FileIssue] = field(default_factory=list)
     full_reason: str | None = None
+    repaired: str | None = None
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON."""
@@ -67,6 +68,7 @@ class SyncReport:
             "reason": self.reason,
             "full": self.full,
             "fullReason": self.full_reason,
+            "repaired": self.repaired,
             "filesTotal": self.files_total,
             "filesChanged": self.files_changed,
             "filesDeleted": self.files_deleted,

@@ -6,23 +6,30 @@ from pathlib import Path
 from typing import Any
 
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name, provider_key
-from memtui.jscompat import js_stringify, sha256_hex
+from memtui.jscompat import js_sort_key, js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 from memtui.settings.paths import resolve_extra_path
 
 
-def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
-    """sha256 of `{extraPaths: sorted absolute paths, multimodal: {enabled, modalities, maxFileBytes}}`."""
-    extra = sorted({str(resolve_extra_path(workspace_dir, p).resolve()) for p in settings.extra_paths})
+def scope_json(workspace_dir: Path, settings: MemorySearchSettings) -> str:
+    """What OpenClaw hashes into `scopeHash`: `{extraPaths, multimodal: {enabled, modalities, maxFileBytes}}`,
+    the extra paths made absolute by plain `path.resolve` (no `~` expansion, symlinks kept), de-duplicated
+    and sorted, the modalities sorted (none when multimodal is off)."""
+    extra = {str(resolve_extra_path(workspace_dir, p)).replace("\\", "/") for p in settings.extra_paths}
     multimodal = settings.multimodal
-    return sha256_hex(js_stringify({
-        "extraPaths": extra,
+    return js_stringify({
+        "extraPaths": sorted(extra, key=js_sort_key),
         "multimodal": {
             "enabled": multimodal.enabled,
-            "modalities": sorted(multimodal.modalities),
+            "modalities": sorted(multimodal.modalities, key=js_sort_key),
             "maxFileBytes": multimodal.max_file_bytes,
         },
-    }))
+    })
+
+
+def scope_hash(workspace_dir: Path, settings: MemorySearchSettings) -> str:
+    """sha256 of `scope_json`: the meta's `scopeHash`."""
+    return sha256_hex(scope_json(workspace_dir, settings))
 
 
 def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,

@@ -286,6 +286,11 @@ class QmdMemoryManager(EventHub):
         hits = diversify_by_source(hits)[:limit]
         return clamp_injected_chars(hits, self.qmd.max_injected_chars)
 
+    @property
+    def citations(self) -> str:
+        """`memory.citations` (on, off, auto)."""
+        return self.env.citations
+
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
                       profile: str | None = None) -> dict[str, Any]:

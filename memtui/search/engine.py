@@ -25,7 +25,6 @@ from memtui.search.fts_query import (
     build_or_query,
     cap_query,
     contains_short_cjk,
-    extract_keywords,
     single_term_query,
     stemmed_match,
 )
@@ -209,7 +208,9 @@ class Searcher:
         options = options or SearchOptions()
         now = now or datetime.now(UTC)
         settings = self.settings
-        max_results = max(1, options.max_results or settings.query.max_results)
+        # As in OpenClaw: maxResults 0 returns nothing (`slice(0, 0)`), a fraction sizes the candidate pool
+        # (`floor(maxResults × multiplier)`, at least one) and is truncated for the cut.
+        max_results = max(0, settings.query.max_results if options.max_results is None else options.max_results)
         min_score = settings.query.min_score if options.min_score is None else options.min_score
         hybrid = settings.query.hybrid
         limit = min(MAX_CANDIDATES, max(1, math.floor(max_results * hybrid.candidate_multiplier)))
@@ -219,7 +220,7 @@ class Searcher:
         weights = hybrid_weights(settings, self.profile)
         response = SearchResponse(
             query=query, profile=self.profile, mode="fts-only", results=[], candidates=[], keyword=keyword,
-            keyword_fallback_terms=[], min_score=min_score, max_results=max_results, candidate_limit=limit,
+            keyword_fallback_terms=[], min_score=min_score, max_results=math.trunc(max_results), candidate_limit=limit,
             vector_weight=weights[0], text_weight=weights[1], relaxed=False, filtered_count=0,
             vector_skipped=None, elapsed_ms=0.0,
         )
@@ -276,27 +277,15 @@ class Searcher:
         keyword = response.keyword
         if keyword is None or keyword.match is None or not self.store.fts_available:
             return
-        limit = response.candidate_limit
-        found: dict[str, Candidate] = {}
-        rows, used_like = self._keyword(keyword.match, limit, sources, None, keyword.terms)
-        for rank, (row, bm25) in enumerate(rows, start=1):
-            found[row.id] = self._text_candidate(row, bm25, rank, used_like, "fts")
-        if self.profile == "openclaw" and not found:
-            response.keyword_fallback_terms = extract_keywords(query)
-            for term in response.keyword_fallback_terms:
-                term_rows, term_like = self._keyword(single_term_query(term), limit, sources, None, [term])
-                for rank, (row, bm25) in enumerate(term_rows, start=1):
-                    candidate = self._text_candidate(row, bm25, rank, term_like, f"keyword:{term}")
-                    previous = found.get(row.id)
-                    if previous is None or (candidate.text_score or 0) > (previous.text_score or 0):
-                        found[row.id] = candidate
-        terms = list(keyword.terms)
-        for candidate in found.values():
-            if self.profile == "openclaw":
-                candidate.base_score = fallback_boost(candidate.text_score or 0.0, terms, candidate.text,
-                                                      candidate.path)
-            else:
+        if self.profile == "openclaw":
+            found = self._openclaw_keyword_hits(response, query.strip(), sources)
+        else:
+            found = {}
+            rows, used_like = self._keyword(keyword.match, response.candidate_limit, sources, None, keyword.terms)
+            for rank, (row, bm25) in enumerate(rows, start=1):
+                candidate = self._text_candidate(row, bm25, rank, used_like, "fts")
                 candidate.base_score = candidate.text_score or 0.0
+                found[row.id] = candidate
         candidates = list(found.values())
         self._decay_and_sort(candidates, now)
         response.candidates = candidates
@@ -307,6 +296,34 @@ class Searcher:
         elif candidates:
             response.relaxed = True
             self._select(response, candidates, "any")
+
+    def _openclaw_keyword_hits(self, response: SearchResponse, query: str, sources: list[str]) -> dict[str, Candidate]:
+        """OpenClaw's FTS-only search: the AND query, boosted against the query; when it finds nothing, each
+        keyword of `extractKeywords` on its own, boosted against that keyword. A chunk keeps its best boosted
+        score and the place where it was first found."""
+        assert response.keyword is not None and response.keyword.match is not None
+        limit = response.candidate_limit
+        rows, used_like = self._keyword(response.keyword.match, limit, sources, None, response.keyword.terms)
+        searches = [(query, "fts", rows, used_like)] if rows else []
+        if not rows:
+            from memtui.search.query_expansion import openclaw_keywords  # regex and the stop words, when needed
+
+            terms = openclaw_keywords(query, trigram=self.store.fts_tokenizer == "trigram") or [query]
+            response.keyword_fallback_terms = terms
+            for term in terms:
+                term_query = build_and_query(term)
+                if term_query.match is not None:
+                    term_rows, term_like = self._keyword(term_query.match, limit, sources, None, term_query.terms)
+                    searches.append((term, f"keyword:{term}", term_rows, term_like))
+        found: dict[str, Candidate] = {}
+        for boost_query, how, hits, like in searches:
+            for rank, (row, bm25) in enumerate(hits, start=1):
+                candidate = self._text_candidate(row, bm25, rank, like, how)
+                candidate.base_score = fallback_boost(candidate.text_score or 0.0, boost_query, row.text, row.path)
+                previous = found.get(row.id)
+                if previous is None or candidate.base_score > previous.base_score:
+                    found[row.id] = candidate
+        return found
 
     def _text_candidate(self, row: ChunkRow, bm25: float, rank: int, used_like: bool, how: str) -> Candidate:
         text_score = 1.0 if used_like else bm25_rank_to_score(bm25)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memtui.index.terms import query_terms
 
@@ -14,6 +16,7 @@ _TOKEN = re.compile(r"\w+")
 # with `ord` rather than a regex class: compiling one costs ~2 ms at every CLI start-up.
 _CJK_RANGES = ((0x3040, 0x30FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xAC00, 0xD7AF), (0xF900, 0xFAFF))
 _ASCII_WORD = re.compile(r"^[A-Za-z]+$")
+_ASCII_TOKEN = re.compile(r"[A-Za-z0-9_]+")
 
 _STOP_WORD_LINES = (
     # English
@@ -79,9 +82,21 @@ def _quote(token: str) -> str:
     return '"' + token.replace('"', "") + '"'
 
 
+@functools.cache
+def _fts_token() -> Any:
+    import regex  # only for non-ASCII text: a keyword-only search of ASCII notes does not load it
+
+    return regex.compile(r"[\p{L}\p{N}_]+")
+
+
+def fts_tokens(text: str) -> list[str]:
+    """OpenClaw's token pattern `[\\p{L}\\p{N}_]+` (FTS_QUERY_TOKEN_RE), in order."""
+    return _ASCII_TOKEN.findall(text) if text.isascii() else _fts_token().findall(text)
+
+
 def build_and_query(query: str) -> KeywordQuery:
-    """OpenClaw 2026.4 `buildFtsQuery`: every token quoted, joined with AND."""
-    tokens = query_tokens(query)
+    """OpenClaw 2026.4 `buildFtsQuery`: every `[\\p{L}\\p{N}_]+` token quoted, joined with AND."""
+    tokens = fts_tokens(query)
     match = " AND ".join(_quote(t) for t in tokens) if tokens else None
     return KeywordQuery(match, tuple(tokens), (), "AND")
 

@@ -8,6 +8,9 @@ import re
 from collections.abc import Sequence
 from datetime import UTC, datetime
 
+from memtui.jscompat import js_length
+from memtui.search.fts_query import fts_tokens
+
 SNIPPET_MAX_CHARS = 700
 _DATED_PATH = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
 _MMR_WORD = re.compile(r"[a-z0-9_]+")
@@ -137,21 +140,26 @@ def mmr_order(scores: Sequence[float], texts: Sequence[str], lambda_: float) -> 
     return selected
 
 
-def fallback_boost(fts_score: float, query_terms: Sequence[str], text: str, path: str) -> float:
-    """OpenClaw FTS-only `boostFallbackRanking` (§4.7).
-
-    overlap = share of unique query terms present in the text; density = share of the text's
-    words that are query terms; +0.18 per query term found in the path; length bonus
-    min(len/160, 0.18); capped at 1.
-    """
-    unique = {t.lower() for t in query_terms}
-    if not unique:
-        return min(1.0, fts_score)
-    words = re.findall(r"\w+", text.lower())
-    present = unique & set(words)
-    overlap = len(present) / len(unique)
-    density = sum(1 for w in words if w in unique) / len(words) if words else 0.0
+def fallback_boost(fts_score: float, query: str, text: str, path: str) -> float:
+    """OpenClaw's FTS-only `scoreFallbackKeywordResult` (§4.7), summed in its order: the score plus
+    0.45 × (share of the query's distinct tokens in the chunk) + 0.2 × (those tokens ÷ the chunk's distinct
+    tokens) + 0.18 per query token inside the path + min(UTF-16 length / 160, 0.18); capped at 1."""
+    query_tokens = list(dict.fromkeys(_search_tokens(query)))
+    if not query_tokens:
+        return fts_score
+    text_tokens = set(_search_tokens(text))
     path_lower = path.lower()
-    path_hits = sum(1 for t in unique if t in path_lower)
-    score = fts_score + 0.45 * overlap + 0.2 * density + 0.18 * path_hits + min(len(text) / 160, 0.18)
-    return min(1.0, score)
+    overlap = sum(1 for token in query_tokens if token in text_tokens)
+    unique_overlap = overlap / max(len(query_tokens), 1)
+    density = overlap / max(len(text_tokens), 1)
+    path_boost = 0.0
+    for token in query_tokens:
+        path_boost += 0.18 if token in path_lower else 0
+    length_boost = min(js_length(text) / 160, 0.18)
+    lexical = unique_overlap * 0.45 + density * 0.2 + path_boost + length_boost
+    return min(1.0, fts_score + lexical)
+
+
+def _search_tokens(text: str) -> list[str]:
+    """`normalizeSearchTokens`: `[\\p{L}\\p{N}_]+` tokens, lower-cased."""
+    return [token.lower() for token in fts_tokens(text)]

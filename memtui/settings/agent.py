@@ -33,7 +33,9 @@ from memtui.settings.paths import (
     resolve_config_path,
     resolve_state_dir,
     resolve_workspace_dir,
+    same_folder,
     sessions_dir,
+    workspace_path,
 )
 from memtui.settings.raw import normalize_agent_id
 
@@ -53,6 +55,7 @@ class AgentEnv:
     config: LoadedConfig
     agent_id: str
     workspace_dir: Path
+    configured_workspace_dir: Path
     sessions_dir: Path
     store_path: Path
     settings: MemorySearchSettings
@@ -134,12 +137,12 @@ def resolve_agent(
         raise ConfigError(f"{config_path}: config file not found")
     loaded = load_config_file(config_path)
     agent_id = normalize_agent_id(agent) if agent else default_agent_id(loaded.raw)
+    configured_workspace = resolve_workspace_dir(loaded.raw, agent_id, state, env)
+    workspace_dir = configured_workspace
     if workspace:
-        workspace_dir = expand_user(workspace, env).resolve()
+        workspace_dir = workspace_path(workspace, env)
         if not workspace_dir.is_dir():
             raise PathError(f"workspace {workspace_dir} is not a directory")
-    else:
-        workspace_dir = resolve_workspace_dir(loaded.raw, agent_id, state, env)
     settings = resolve_memory_search(loaded.raw, agent_id, str(config_path))
     requested = settings.provider
     if provider:
@@ -148,7 +151,11 @@ def resolve_agent(
     chosen_profile = profile or env.get("MEMTUI_PROFILE") or "memtui"
     if chosen_profile not in PROFILES:
         raise ConfigError(f"unknown ranking profile {chosen_profile!r}; use one of {', '.join(PROFILES)}")
-    store_path = expand_user(store, env).resolve() if store else memtui_store_path(state, agent_id)
+    if store:
+        store_path = expand_user(store, env).resolve()
+    else:
+        own = same_folder(workspace_dir, configured_workspace)
+        store_path = memtui_store_path(state, agent_id, None if own else workspace_dir)
     if read_only and not store_path.exists():
         raise PathError(f"--read-only needs an existing index; {store_path} does not exist")
     return AgentEnv(
@@ -157,6 +164,7 @@ def resolve_agent(
         config=loaded,
         agent_id=agent_id,
         workspace_dir=workspace_dir,
+        configured_workspace_dir=configured_workspace,
         sessions_dir=sessions_dir(state, agent_id),
         store_path=store_path,
         settings=settings,

@@ -16,6 +16,7 @@ from typing import Any
 from memtui.errors import ConfigError
 from memtui.jscompat import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.values import MULTIMODAL_MAX_FILE_BYTES, multimodal_modalities
 
 SOURCES = ("memory", "sessions")
 PROFILES = ("memtui", "openclaw")
@@ -198,11 +199,11 @@ class CacheSettings:
 
 @dataclass(frozen=True)
 class MultimodalSettings:
-    """Multimodal indexing of extra paths (`multimodal`); memtui indexes text only."""
+    """Multimodal indexing of extra paths (`multimodal`, normalized as OpenClaw does); memtui indexes text only."""
 
     enabled: bool = False
     modalities: tuple[str, ...] = ()
-    max_file_bytes: int = 10_000_000
+    max_file_bytes: int = MULTIMODAL_MAX_FILE_BYTES
 
 
 @dataclass(frozen=True)
@@ -328,7 +329,6 @@ def _check_memory_keys(loaded: LoadedConfig) -> None:
     memory = raw.get("memory")
     if isinstance(memory, dict) and isinstance(memory.get("search"), dict):
         _check_keys(memory["search"], _MEMORY_SEARCH_SCHEMA, "memory.search", loaded.warnings, where)
-
 
 
 def _deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
@@ -458,10 +458,11 @@ def memory_search_block(raw: dict[str, Any], agent_id: str) -> dict[str, Any]:
     return merged
 
 
-
 def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<config>") -> MemorySearchSettings:
     """Resolve the agent's memorySearch settings with OpenClaw 2026.4 defaults and clamps (§13)."""
     r = _Reader(memory_search_block(raw, agent_id), "memorySearch", where)
+    multimodal_on = r.bool("multimodal.enabled", False)
+    listed = r.str_list("multimodal.modalities") if get_path(r.block, "multimodal", "modalities") is not None else None
     session_memory = r.bool("experimental.sessionMemory", False)
     requested = r.str_list("sources") or ["memory"]
     unknown = [s for s in requested if s not in SOURCES]
@@ -501,12 +502,9 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     return MemorySearchSettings(
         enabled=r.bool("enabled", True),
         sources=tuple(sources),
-        extra_paths=tuple(r.str_list("extraPaths")),
-        multimodal=MultimodalSettings(
-            enabled=r.bool("multimodal.enabled", False),
-            modalities=tuple(sorted(r.str_list("multimodal.modalities"))),
-            max_file_bytes=int(r.number("multimodal.maxFileBytes", 10_000_000)),
-        ),
+        extra_paths=tuple(dict.fromkeys(p.strip() for p in r.str_list("extraPaths") if p.strip())),
+        multimodal=MultimodalSettings(multimodal_on, multimodal_modalities(multimodal_on, listed), max(
+            1, math.floor(r.number("multimodal.maxFileBytes", MULTIMODAL_MAX_FILE_BYTES)))),
         session_memory=session_memory,
         provider=(r.str("provider", "auto") or "auto").strip() or "auto",
         model=(r.str("model", "") or "").strip(),

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memtui.jscompat import js_path_resolve
 from memtui.settings.raw import DEFAULT_AGENT_ID, agent_entry, get_path, normalize_agent_id
 
 CONFIG_FILENAME = "openclaw.json"
@@ -73,25 +76,41 @@ def default_agent_id(raw: dict[str, Any]) -> str:
     return DEFAULT_AGENT_ID
 
 
+def workspace_path(value: str, env: Mapping[str, str] | None = None) -> Path:
+    """A workspace path as OpenClaw's `resolveUserPath` makes it: `~` expanded, then `path.resolve` — lexical,
+    so a symlinked workspace keeps its name (extra paths and the meta's scopeHash are built from it)."""
+    return js_path_resolve(os.getcwd(), str(expand_user(value, env)))
+
+
 def resolve_workspace_dir(raw: dict[str, Any], agent_id: str, state_dir: Path,
                           env: Mapping[str, str] | None = None) -> Path:
     """`agents.list[].workspace`, else the defaults workspace (per-agent subdir for non-default agents)."""
     env = os.environ if env is None else env
     entry = agent_entry(raw, agent_id)
     if entry and isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
-        return expand_user(entry["workspace"].strip(), env).resolve()
+        return workspace_path(entry["workspace"].strip(), env)
     configured = get_path(raw, "agents", "defaults", "workspace")
     configured = configured.strip() if isinstance(configured, str) else ""
     if agent_id == default_agent_id(raw):
         if configured:
-            return expand_user(configured, env).resolve()
+            return workspace_path(configured, env)
         profile = (env.get("OPENCLAW_PROFILE") or "").strip()
         if profile and profile.lower() != "default":
             return state_dir / f"workspace-{profile}"
         return state_dir / "workspace"
     if configured:
-        return expand_user(configured, env).resolve() / agent_id
+        return workspace_path(configured, env) / agent_id
     return state_dir / f"workspace-{agent_id}"
+
+
+def same_folder(a: str | Path, b: str | Path) -> bool:
+    """The same path, or two paths of one existing folder."""
+    if str(a) == str(b):
+        return True
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def sessions_dir(state_dir: Path, agent_id: str) -> Path:
@@ -107,9 +126,14 @@ def openclaw_store_path(template: str, state_dir: Path, agent_id: str, env: Mapp
     return expand_user(template.replace("{agentId}", agent_id), env).resolve()
 
 
-def memtui_store_path(state_dir: Path, agent_id: str) -> Path:
-    """memtui's own index: `<state>/memtui/<agentId>.sqlite` (never OpenClaw's file by default)."""
-    return state_dir / "memtui" / f"{agent_id}.sqlite"
+def memtui_store_path(state_dir: Path, agent_id: str, workspace: Path | None = None) -> Path:
+    """memtui's own index: `<state>/memtui/<agentId>.sqlite` (never OpenClaw's file by default); for a
+    `workspace` other than the agent's, `<state>/memtui/<agentId>-<folder name>-<hash of its path>.sqlite`."""
+    if workspace is None:
+        return state_dir / "memtui" / f"{agent_id}.sqlite"
+    digest = hashlib.sha256(str(workspace).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", workspace.name)[:40] or "workspace"
+    return state_dir / "memtui" / f"{agent_id}-{name}-{digest}.sqlite"
 
 
 def memtui_dir(state_dir: Path) -> Path:
@@ -117,6 +141,6 @@ def memtui_dir(state_dir: Path) -> Path:
     return state_dir / "memtui"
 
 def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
-    """An `extraPaths` entry: absolute, `~`-relative or workspace-relative."""
-    expanded = Path(raw).expanduser()
-    return expanded if expanded.is_absolute() else workspace_dir / expanded
+    """An `extraPaths` entry as OpenClaw's `normalizeExtraMemoryPaths` reads it: absolute or relative to the
+    workspace, by plain `path.resolve` — a leading `~` is a folder named `~` in the workspace, not HOME."""
+    return js_path_resolve(workspace_dir, raw.strip())

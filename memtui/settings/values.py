@@ -10,6 +10,8 @@ from memtui.jscompat import js_trim
 
 DEFAULT_GET_LINES = 120
 DEFAULT_GET_MAX_CHARS = 12000
+MULTIMODAL_MODALITIES = ("image", "audio")
+MULTIMODAL_MAX_FILE_BYTES = 10 * 1024 * 1024
 
 _BYTE_UNITS = {"b": 1, "k": 1024, "kb": 1024, "m": 1024**2, "mb": 1024**2, "g": 1024**3, "gb": 1024**3,
                "t": 1024**4, "tb": 1024**4}
@@ -56,3 +58,13 @@ def parse_byte_size(value: Any) -> int | None:
 
 def _js_round(value: float) -> int:
     return math.floor(value + 0.5)
+
+
+def multimodal_modalities(enabled: bool, listed: list[str] | None) -> tuple[str, ...]:
+    """`normalizeMemoryMultimodalSettings`' modalities: none while multimodal is off; every one for `all` or
+    when none are listed; else the known ones listed, once each, in their order."""
+    if not enabled:
+        return ()
+    if listed is None or "all" in listed:
+        return MULTIMODAL_MODALITIES
+    return tuple(dict.fromkeys(m for m in listed if m in MULTIMODAL_MODALITIES))

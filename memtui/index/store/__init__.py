@@ -82,6 +82,10 @@ class Store(StoreReads, StoreWrites):
         self._dims: int | None = None
         self._kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None = None
         self._data_version: int | None = None
+        self._stamp_pending = False
+        self._external: str | None = None
+        self._stemmed = False
+        self.repairs = 0
         try:
             if read_only:
                 self._check_schema()
@@ -91,7 +95,11 @@ class Store(StoreReads, StoreWrites):
                 if self.revision() is None:
                     with self.lock, self.conn:
                         self._bump_revision()
-            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+                        self._stamp()
+            with self.lock:
+                self._forget_if_changed()
+            if not read_only:
+                self.repair_external_writes()
         except BaseException as exc:
             self.conn.close()
             if is_damage(exc):

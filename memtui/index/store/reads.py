@@ -40,6 +40,15 @@ class StoreReads(StoreBase):
         return value if isinstance(value, dict) else None
 
 
+    def meta_value(self, key: str) -> str | None:
+        """One raw meta row (memtui's own keys), or None."""
+        with self.lock:
+            try:
+                row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+            except DriverError:
+                return None
+        return row[0] if row else None
+
     def read_issues(self) -> list[dict[str, Any]]:
         """File issues recorded by the last sync (memtui's own meta row)."""
         with self.lock:
@@ -63,18 +72,38 @@ class StoreReads(StoreBase):
 
 
     def revision(self) -> str | None:
-        """The chunks revision token (changes with every write; None for an index never written by memtui)."""
+        """The chunks revision token (changes with every write, another program's too; None for an index never
+        written by memtui)."""
         with self.lock:
             try:
+                self._forget_if_changed()
                 row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (REVISION_KEY,)).fetchone()
             except DriverError:
                 return None
-        return row[0] if row else None
+        if not row:
+            return None
+        return row[0] if self._external is None else f"{row[0]}+{self._external}"
 
-    def journal_span(self) -> tuple[int, int] | None:
-        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one (OpenClaw's index)."""
+    def check_external_writes(self) -> bool:
+        """Whether another program (OpenClaw, on a shared index) changed `files`/`chunks` since memtui last
+        wrote: the fingerprint memtui stamped differs from the index's. Until a writer repairs it, the Porter
+        table and the change journal are not used and the revision differs from the stamped one. Cheap when
+        nothing was committed since the last look (`PRAGMA data_version`)."""
         with self.lock:
             try:
+                self._forget_if_changed()
+            except DriverError:
+                return False
+            return self._external is not None
+
+    def journal_span(self) -> tuple[int, int] | None:
+        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one (OpenClaw's index) or
+        while another program's writes, which it does not hold, are not repaired yet."""
+        with self.lock:
+            try:
+                self._forget_if_changed()
+                if self._external is not None:
+                    return None
                 low, high = self.conn.execute(f"SELECT MIN(seq), MAX(seq) FROM {JOURNAL}").fetchone()
             except DriverError:
                 return None
@@ -258,7 +287,8 @@ class StoreReads(StoreBase):
 
     @property
     def has_stemmed_index(self) -> bool:
-        """Whether the Porter-stemmed FTS table exists (absent in indexes written by OpenClaw)."""
+        """Whether the Porter-stemmed FTS table exists and is current (absent in indexes written by OpenClaw,
+        stale after OpenClaw wrote to a shared index until memtui repairs it)."""
         with self.lock:
             self._forget_if_changed()
         return self._stemmed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import struct
 import threading
 from collections.abc import Sequence
@@ -29,6 +30,11 @@ ISSUES_KEY = "memtui_sync_issues_v1"
 # A fresh random token written inside every transaction that changes `chunks`, so in-memory
 # accelerators (in this or another process) can tell whether what they hold is still current.
 REVISION_KEY = "memtui_chunks_revision_v1"
+# What memtui last saw of the index, stamped at every commit of its own writes: a digest of the `files` rows
+# (OpenClaw changes one with every chunk it writes) and the chunk count. A different digest on the next look
+# means another program (OpenClaw, on a shared index) wrote: the Porter table, the change journal and the
+# revision are stale until a memtui writer repairs them.
+FINGERPRINT_KEY = "memtui_files_fingerprint_v1"
 # memtui's addition: every chunk row added or removed by an incremental write, in order, so an accelerator can
 # apply just those changes (`seq` grows; the oldest entries beyond `JOURNAL_KEEP` are dropped).
 JOURNAL = "memtui_chunk_changes"
@@ -187,6 +193,15 @@ def _open_failure(path: Path, exc: Exception) -> StoreError:
     return StoreError(f"cannot open index {path}: {exc}", hint)
 
 
+def files_fingerprint(conn: Connection) -> str:
+    """sha256 over every (path, source, hash) of `files`, in order, and the number of chunks."""
+    digest = hashlib.sha256()
+    for path, source, file_hash in conn.execute("SELECT path, source, hash FROM files ORDER BY path, source"):
+        digest.update(f"{path}\0{source}\0{file_hash}\n".encode("utf-8", "surrogatepass"))
+    digest.update(f"chunks {conn.execute('SELECT COUNT(*) FROM chunks').fetchone()[0]}".encode())
+    return digest.hexdigest()
+
+
 class StoreBase:
     """The connection, its lock and what the schema offers; the reads and writes build on it."""
 
@@ -204,6 +219,9 @@ class StoreBase:
     _stemmed: bool
     _kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None
     _data_version: int | None
+    _stamp_pending: bool
+    _external: str | None
+    repairs: int
 
     def _check_schema(self) -> None:
         """DamagedIndexError when a table memtui reads lacks a column (a file written by another program)."""
@@ -217,7 +235,38 @@ class StoreBase:
             self._data_version = version
             self._kinds = None
             self._dims = None
-            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+            self._external = self._changed_elsewhere()
+            self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS) and self._external is None
+
+    def _changed_elsewhere(self) -> str | None:
+        """The index's fingerprint when it is not the one memtui stamped (another program wrote since), else
+        None; an index with none of memtui's tables has nothing of memtui's to go stale."""
+        try:
+            row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (FINGERPRINT_KEY,)).fetchone()
+            if row is None and not self._has_table(STEMMED_FTS):
+                return None
+            current = files_fingerprint(self.conn)
+        except DriverError:
+            return None
+        return None if row is not None and row[0] == current else current
+
+    def _stamp(self) -> None:
+        """Inside a write transaction, before its commit: record the fingerprint of what memtui wrote."""
+        if self._stamp_pending:
+            self.conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)",
+                              (FINGERPRINT_KEY, files_fingerprint(self.conn)))
+            self._stamp_pending = False
+
+    def _fill_stemmed(self) -> None:
+        """(Re)write every chunk's text into the Porter table."""
+        self.conn.execute(f"DELETE FROM {STEMMED_FTS}")
+        after = -1
+        page = "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 5000"
+        while batch := self.conn.execute(page, (after,)).fetchall():
+            self.conn.executemany(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
+                                  [(rowid, index_text(text)) for rowid, text in batch])
+            after = batch[-1][0]
+        self._stamp_pending = True
 
     def _ensure_schema(self) -> None:
         with self.lock, self.conn:
@@ -246,14 +295,10 @@ class StoreBase:
                 # It holds its own (rewritten) text, so it is readable by any FTS5 SQLite.
                 self.conn.execute(f"CREATE VIRTUAL TABLE {STEMMED_FTS} USING fts5(text, tokenize='porter unicode61')")
                 # An index written before this table existed (or by OpenClaw) already has chunks.
-                after = -1
-                page = "SELECT rowid, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT 5000"
-                while batch := self.conn.execute(page, (after,)).fetchall():
-                    self.conn.executemany(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
-                                          [(rowid, index_text(text)) for rowid, text in batch])
-                    after = batch[-1][0]
+                self._fill_stemmed()
                 for old in _OLD_STEMMED_FTS:
                     self.conn.execute(f"DROP TABLE IF EXISTS {old}")
+            self._stamp()
 
     @property
     def _vector_error(self) -> str | None:

@@ -23,6 +23,12 @@ from memtui.index.terms import index_text
 
 # Longest a `batch()` keeps written files uncommitted (other processes see them at the commit).
 BATCH_COMMIT_S = 0.25
+DUPLICATES_PER_CHUNK = (1 << 20) - 1
+
+
+def _duplicate_fts_rowid(rowid: int, occurrence: int) -> int:
+    """The FTS rowid of the `occurrence`-th repeat (1-based) of the chunk whose row is `rowid`."""
+    return -(rowid << 20) - min(occurrence, DUPLICATES_PER_CHUNK)
 
 
 class StoreWrites(StoreBase):
@@ -51,10 +57,11 @@ class StoreWrites(StoreBase):
         with self.lock:
             if self._batch_until is None:
                 with self.conn:
+                    self._begin_write()
                     self._write_file(*args)
+                    self._stamp()
                 return
-            if not self.conn.in_transaction:
-                self.conn.execute("BEGIN")
+            self._begin_write()
             self.conn.execute("SAVEPOINT memtui_file")
             try:
                 self._write_file(*args)
@@ -78,6 +85,7 @@ class StoreWrites(StoreBase):
             self._batch_until = None
             with self.lock:
                 if self.conn.in_transaction:
+                    self._stamp()
                     self.conn.commit()
 
     def commit_batch(self) -> None:
@@ -85,6 +93,7 @@ class StoreWrites(StoreBase):
         the write transaction, and other processes' writes, waiting."""
         with self.lock:
             if self._batch_until is not None and self.conn.in_transaction:
+                self._stamp()
                 self.conn.commit()
                 self._batch_until = time.monotonic() + BATCH_COMMIT_S
 
@@ -95,20 +104,26 @@ class StoreWrites(StoreBase):
             self._delete_file_rows(path, source)
         dims = self._dims_cache()
         added: list[tuple[int]] = []
+        written: dict[str, tuple[int, int]] = {}  # chunk id → (rowid, FTS rows written for it)
         for chunk, embedding_json, vector in rows:
+            if chunk.id in written:
+                # The same text at the same lines twice (a long line that repeats itself): OpenClaw keeps the
+                # first chunks row and adds an FTS row per occurrence; memtui numbers the extra FTS rows below
+                # zero, beside the first one's rowid, so deleting the file finds them without a scan.
+                rowid, count = written[chunk.id]
+                written[chunk.id] = (rowid, count + 1)
+                if self._fts_error is None:
+                    self._insert_fts(_duplicate_fts_rowid(rowid, count), chunk)
+                continue
             cursor = self.conn.execute(
                 "INSERT OR REPLACE INTO chunks (id, path, source, start_line, end_line, hash, model, text, "
                 "embedding, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash,
                  chunk.model, chunk.text, embedding_json, updated_at),
             )
+            written[chunk.id] = (cursor.lastrowid, 1)
             if self._fts_error is None:
-                self.conn.execute(
-                    "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                    (cursor.lastrowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model,
-                     chunk.start_line, chunk.end_line),
-                )
+                self._insert_fts(cursor.lastrowid, chunk)
             if self._stemmed:
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
                                   (cursor.lastrowid, index_text(chunk.text)))
@@ -124,6 +139,13 @@ class StoreWrites(StoreBase):
         if not fresh:  # a store built from scratch has no accelerator to keep up to date
             self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 1)", added)
         self._bump_revision()
+
+    def _insert_fts(self, rowid: int, chunk: ChunkRow) -> None:
+        self.conn.execute(
+            "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            (rowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model, chunk.start_line, chunk.end_line),
+        )
 
     def _dims_cache(self) -> int | None:
         if self._vector_error is not None:
@@ -145,6 +167,8 @@ class StoreWrites(StoreBase):
             for rowid, chunk_id, _ in rows:
                 deleted += self.conn.execute(
                     "DELETE FROM chunks_fts WHERE rowid = ? AND id = ?", (rowid, chunk_id)).rowcount
+                self.conn.execute("DELETE FROM chunks_fts WHERE rowid BETWEEN ? AND ?",
+                                  (_duplicate_fts_rowid(rowid, DUPLICATES_PER_CHUNK), _duplicate_fts_rowid(rowid, 1)))
             if deleted < len(rows):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
@@ -159,12 +183,14 @@ class StoreWrites(StoreBase):
         self._kinds = None
         count = 0
         with self.lock, self.conn:
+            self._begin_write()
             for path in paths:
                 self._delete_file_rows(path, source)
                 self.conn.execute("DELETE FROM files WHERE path = ? AND source = ?", (path, source))
                 count += 1
             if count:
                 self._bump_revision()
+            self._stamp()
         return count
 
     def _bump_revision(self) -> None:
@@ -172,6 +198,39 @@ class StoreWrites(StoreBase):
                           (REVISION_KEY, os.urandom(16).hex()))
         self.conn.execute(f"DELETE FROM {JOURNAL} WHERE seq <= (SELECT MAX(seq) FROM {JOURNAL}) - ?",
                           (JOURNAL_KEEP,))
+        self._stamp_pending = True
+
+    def _begin_write(self) -> None:
+        """Open the write transaction (taking the write lock first) and, when another program committed since
+        memtui's last stamp, repair inside it: the Porter table refilled from `chunks`, the change journal
+        restarted past every entry an accelerator may hold (they lack the other program's changes), a new
+        revision. The stamp at its commit then covers only what memtui has seen."""
+        if not self.conn.in_transaction:
+            self.conn.execute("BEGIN IMMEDIATE")
+        self._forget_if_changed()
+        if self._external is None:
+            return
+        if self._has_table(STEMMED_FTS):
+            self._fill_stemmed()
+        self.conn.execute(f"INSERT INTO {JOURNAL} (seq, chunk_rowid, added) "
+                          f"SELECT COALESCE(MAX(seq), 0) + 2, 0, 0 FROM {JOURNAL}")
+        self.conn.execute(f"DELETE FROM {JOURNAL} WHERE seq < (SELECT MAX(seq) FROM {JOURNAL})")
+        self._bump_revision()
+        self._kinds = None
+        self._external = None
+        self._stemmed = self._fts_error is None and self._has_table(STEMMED_FTS)
+        self.repairs += 1
+
+    def repair_external_writes(self) -> bool:
+        """When another program changed the index since memtui's last write (`check_external_writes`), repair
+        it now (see `_begin_write`); True when it did."""
+        self._check_writable()
+        if not self.check_external_writes():
+            return False
+        with self.lock, self.conn:
+            self._begin_write()
+            self._stamp()
+        return True
 
 
     def cache_put(self, provider: str, model: str, provider_key: str,
