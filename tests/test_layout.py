@@ -12,7 +12,7 @@ MAX_TOP_LEVEL_MODULES = 12
 MAX_LINES = 600
 RAW_NAVIGATION = {"get_path", "agent_entry"}
 
-# The parts from the bottom up (ARCHITECTURE.md). A part may import only parts with a lower rank.
+# The parts from the bottom up (README.md, "Architecture"). A part may import only parts with a lower rank.
 RANKS = {
     "memtui": 0, "errors": 0, "jscompat": 0, "issues": 0,
     "atomic": 1, "settings": 1,
