@@ -44,9 +44,24 @@ class ToolInputError(MemtuiError):
     """A tool call lacks a required argument or has one of the wrong type (OpenClaw's `ToolInputError`)."""
 
 
+# SQLite errors that are not damage, and what to do about each: rebuilding would not help.
+_SQLITE_HINTS = (
+    ("disk is full", "the index could not be written ({}) (free disk space where the index lives, then run the "
+                     "command again; the index is unchanged)"),
+    ("readonly database", "the index could not be written ({}) (it is not writable by this user: fix its "
+                          "permissions, use --store FILE on a writable disk, or --read-only)"),
+    ("database is locked", "the index is busy ({}) (another program holds a write lock on it; try again when it "
+                           "is done)"),
+)
+
+
 def unexpected_message(exc: BaseException) -> str:
     """One line for an exception no memtui code anticipated; an SQLite error also says how to recover."""
     if type(exc).__module__.startswith(("sqlean", "sqlite3")):
-        return (f"the index cannot be read ({exc}) (run `memtui index --force`: a damaged index is moved aside "
+        text = str(exc)
+        for words, message in _SQLITE_HINTS:
+            if words in text.lower():
+                return message.format(text)
+        return (f"the index cannot be read ({text}) (run `memtui index --force`: a damaged index is moved aside "
                 "and rebuilt)")
     return f"{type(exc).__name__}: {exc}"

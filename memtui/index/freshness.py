@@ -6,7 +6,9 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from memtui.index.workspace import list_memory_files
+from memtui.atomic import open_for_read, parts_below
+from memtui.errors import PathError
+from memtui.index.workspace import list_memory_files, memory_location
 from memtui.jscompat import sha256_hex
 
 
@@ -25,7 +27,9 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
             info = os.lstat(memory_file.abs_path)
             if (info.st_size, info.st_mtime_ns / 1e6) == (row[2], row[1]):
                 continue
-            text = memory_file.abs_path.read_bytes().decode("utf-8", errors="replace")
+            text = _read(workspace_dir, extra_paths, memory_file.rel_path).decode("utf-8", errors="replace")
+        except PathError:  # now a symlink, FIFO or device (swapped in since the listing): not what was indexed
+            return f"{memory_file.rel_path} changed since it was indexed"
         except OSError:
             continue
         if sha256_hex(text) != row[0]:
@@ -33,3 +37,10 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
     if rows:
         return f"{min(rows)} was deleted but is still indexed"
     return None
+
+
+def _read(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str) -> bytes:
+    """The file's bytes, opened as the indexer opens it: no symlink followed below its root, no FIFO waited on."""
+    location = memory_location(workspace_dir, rel, extra_paths)
+    with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+        return handle.read()

@@ -6,9 +6,12 @@ No timers here: the watcher debounces transcript events (OpenClaw: 5000 ms) and 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from dataclasses import dataclass
 from pathlib import Path
+
+from memtui.atomic import EscapeError, open_for_read
 
 READ_BLOCK_BYTES = 64 * 1024
 DEFAULT_DELTA_BYTES = 100_000
@@ -38,9 +41,10 @@ class DeltaResult:
 
 
 def count_newlines(path: Path, start: int, end: int) -> int:
-    """Number of `\\n` bytes in `path[start:end]`, read in 64 KiB blocks."""
+    """Number of `\\n` bytes in `path[start:end]`, read in 64 KiB blocks (a symlink or FIFO at `path` is refused:
+    EscapeError)."""
     count = 0
-    with open(path, "rb") as handle:
+    with open_for_read(path.parent, (path.name,)) as handle:
         handle.seek(start)
         remaining = end - start
         while remaining > 0:
@@ -81,15 +85,20 @@ class SessionDeltaTracker:
         path = Path(path)
         with self._lock:
             try:
-                size = os.stat(path).st_size
-            except FileNotFoundError:
+                info = os.lstat(path)
+                # A symlink, FIFO or device is not a transcript the indexer reads: neither followed nor counted.
+                if not stat.S_ISREG(info.st_mode):
+                    self._files.pop(path, None)
+                    return DeltaResult(path, 0, 0, 0, 0, 0, dirty=False)
+                size = info.st_size
+                state = self._files.setdefault(path, _FileDelta())
+                shrank = size < state.last_size
+                start = 0 if shrank else state.last_size
+                counted_bytes = size - start
+                counted_messages = count_newlines(path, start, size) if counted_bytes else 0
+            except (OSError, EscapeError):  # gone, or replaced by a symlink or FIFO since the lstat
                 self._files.pop(path, None)
                 return DeltaResult(path, 0, 0, 0, 0, 0, dirty=False, missing=True)
-            state = self._files.setdefault(path, _FileDelta())
-            shrank = size < state.last_size
-            start = 0 if shrank else state.last_size
-            counted_bytes = size - start
-            counted_messages = count_newlines(path, start, size) if counted_bytes else 0
             state.last_size = size
             state.pending_bytes += counted_bytes
             state.pending_messages += counted_messages

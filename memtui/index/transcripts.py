@@ -22,14 +22,16 @@ read as UTC), else 0 = unknown. One value per rendered line, like `lineMap`.
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
+from memtui.atomic import EscapeError, open_for_read
 from memtui.index.redact import redact_sensitive_text
 from memtui.issues import FileIssue
 from memtui.jscompat import js_number, parse_json, sha256_hex
@@ -168,7 +170,7 @@ def excluded_session_ids(sessions_dir: Path) -> tuple[set[str], list[FileIssue]]
     store_path = sessions_dir / SESSIONS_JSON
     rel = f"sessions/{SESSIONS_JSON}"
     try:
-        raw = store_path.read_bytes()
+        raw = _read_unfollowed(store_path)
     except FileNotFoundError:
         return set(), []
     except OSError as exc:
@@ -440,10 +442,11 @@ def build_session_document(
 ) -> SessionDocument:
     """Render one transcript as OpenClaw 2026.4 does; bad lines become issues, never exceptions.
 
-    Raises OSError only when the file itself cannot be opened or read (e.g. deleted meanwhile).
+    Raises OSError only when the file itself cannot be opened or read (e.g. deleted meanwhile), or is no
+    longer a regular file: a symlink or FIFO put in its place is refused, neither followed nor waited on.
     """
     rel_path = f"sessions/{path.name}"
-    with open(path, "rb") as handle:
+    with _open_unfollowed(path) as handle:
         stat = os.fstat(handle.fileno())
         skip_reason = None
         if is_archive_name(path.name):
@@ -541,3 +544,17 @@ def remap_chunk_lines(start_line: int, end_line: int, line_map: list[int]) -> tu
         return line_map[line - 1] if 1 <= line <= len(line_map) else line
 
     return remap(start_line), remap(end_line)
+
+
+def _open_unfollowed(path: Path) -> BinaryIO:
+    """`path` opened for reading without following a symlink at it or waiting on a FIFO or device (memtui.atomic);
+    a refused file is an OSError whose message says why."""
+    try:
+        return open_for_read(path.parent, (path.name,))
+    except EscapeError as exc:
+        raise OSError(errno.ELOOP, exc.message, path.name) from None
+
+
+def _read_unfollowed(path: Path) -> bytes:
+    with _open_unfollowed(path) as handle:
+        return handle.read()
