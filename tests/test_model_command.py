@@ -170,3 +170,17 @@ def test_status_of_any_state_dir_uses_and_names_the_installed_model(tmp_path, ca
     assert status["modelPath"] == str(installed)
     assert cli_main(["--state-dir", str(tmp_path / "x"), "--workspace", str(ws), "status"]) == 0
     assert "Model file: ~/.cache/memtui/models/all-MiniLM-L6-v2-q8_0.gguf" in capsys.readouterr().out
+
+
+def test_status_without_the_model_says_where_it_looked(tmp_path, capsys):
+    """`memtui status` before any install: keyword-only, and the reason names both folders and the command."""
+    from memtui.cli import main as cli_main
+
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    (ws / "MEMORY.md").write_text("# Memory\n- tea\n", encoding="utf-8")
+    assert cli_main(["--state-dir", str(tmp_path / "y"), "--workspace", str(ws), "status"]) == 0
+    out = capsys.readouterr().out
+    assert "Provider: none (requested: auto)" in out
+    assert f"memtui model: not installed in {_cache()} or {tmp_path / 'y'}/memtui/models (memtui model install)" \
+        in out

@@ -122,3 +122,41 @@ def test_recall_store_rank_and_promotion_match_openclaw(tmp_path: Path, scenario
         assert _read(ws / "memory/.dreams/phase-signals.json") == after["phaseSignals"], where
         assert _read(ws / "MEMORY.md") == after["memory"], where
     shutil.rmtree(ws)
+
+
+def _polluted(entries: dict) -> dict:
+    """Copies of each recorded entry that OpenClaw never ranks: on a slug file, under `memory/dreaming/`, and
+    with a dreaming-output snippet; counts, scores and days as the original, so only the path or the
+    snippet keeps them out."""
+    extra = {}
+    for entry in entries.values():
+        line = entry["startLine"]
+        contaminated = (f"Candidate: {entry['snippet']} confidence: 0.81 evidence: memory/2026-04-25.md:{line}-{line} "
+                        "recalls: 4 status: staged")
+        for path, start, snippet in (("memory/2026-04-25-tie-notes.md", line, entry["snippet"]),
+                                     ("memory/dreaming/light/2026-04-25.md", line, entry["snippet"]),
+                                     (entry["path"], line + 10, contaminated)):
+            key = f"memory:{path}:{start}:{start}"
+            extra[key] = {**entry, "key": key, "path": path, "startLine": start, "endLine": start, "snippet": snippet}
+    return {**entries, **extra}
+
+
+def test_slug_dreaming_and_contaminated_store_entries_are_never_ranked(tmp_path: Path) -> None:
+    """The recorded `tofixed-ties` store with such copies of its entries added (as another program or an
+    older memtui could have left them): ranking and promotion give exactly what OpenClaw gave without them."""
+    scenario = next(case for case in SCENARIOS if case["name"] == "tofixed-ties")
+    ws = tmp_path / "workspace"
+    ws.mkdir()
+    now = _moment(scenario["nowMs"])
+    ranked: list = []
+    for step in scenario["steps"]:
+        if step["op"] == "writeStore":
+            store = step["store"]
+            step = {**step, "store": {**store, "entries": _polluted(store["entries"])}}
+            assert len(step["store"]["entries"]) == 4 * len(store["entries"])
+        ranked, output = _replay_step(ws, step, now, ranked)
+        if step["op"] == "rank":
+            assert [c.to_json()["key"] for c in output] == [c["key"] for c in step["output"]]
+            assert [c.to_json()["score"] for c in output] == [c["score"] for c in step["output"]]
+        if step["op"] == "apply":
+            assert _read(ws / "MEMORY.md") == step["after"]["memory"]

@@ -60,6 +60,28 @@ def test_openclaws_index_read_only_answers_like_openclaw(tmp_path: Path) -> None
     assert sorted(p.name for p in db.parent.iterdir()) == ["main.sqlite"]
 
 
+def test_read_only_beside_openclaws_live_wal_writes_only_the_shm(tmp_path: Path) -> None:
+    """README: OpenClaw holds its index open in WAL mode and has synced changed notes (frames not yet
+    checkpointed). A read-only memtui answers from those frames like OpenClaw, and leaves the index file and
+    the `-wal` as they were; only the shared-memory `-shm` file is written, as by any SQLite reader."""
+    import sqlite3
+
+    root, state, db = _openclaw_state(tmp_path)
+    openclaw = sqlite3.connect(db)
+    try:
+        assert openclaw.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
+        openclaw.execute("SELECT count(*) FROM chunks").fetchone()  # now a WAL reader: the WAL outlives a writer
+        apply_openclaw_update(root, db)
+        files = {suffix: Path(f"{db}{suffix}").read_bytes() for suffix in ("", "-wal")}
+        assert files["-wal"]
+        with MemoryManager(agent_env(root, state, store=str(db), read_only=True)) as manager:
+            for case in recording("update")["searches"]:
+                assert _tool_text(manager, case) == case["tool"]["text"], case["query"]
+        assert {suffix: Path(f"{db}{suffix}").read_bytes() for suffix in ("", "-wal")} == files
+    finally:
+        openclaw.close()
+
+
 def test_openclaws_index_writable_keeps_openclaws_tables(tmp_path: Path) -> None:
     """A writable memtui sync on OpenClaw's index changes none of OpenClaw's rows (its meta equals what memtui
     would write for the same config, so nothing is rebuilt) and answers like OpenClaw."""

@@ -77,6 +77,31 @@ def test_tool_calls_are_openclaws(manager: MemoryManager, case: dict[str, Any]) 
     assert _text(payload) == case["tool"]["text"]
 
 
+def test_fallback_keeps_each_chunks_best_boosted_score(manager: MemoryManager) -> None:
+    """No recorded query has a chunk that two fallback keywords find with different scores below 1, so this
+    one pins the rule (§4.7, FTS-only step 2): the AND query finds nothing, each keyword is searched and
+    boosted on its own — the same as the single-word query, whose ranked lists are recorded above — and a
+    chunk keeps its best score (with that search's textScore), not the one of the keyword that found it first."""
+    def hits(query: str) -> dict[str, tuple[float, float | None]]:
+        response = manager.search(query, max_results=100, min_score=0, profile="openclaw")
+        return {hit.id: (hit.score, hit.text_score) for hit in response.results}
+
+    terms = ["notebook", "status"]
+    single = {term: hits(term) for term in terms}
+    response = manager.search("notebook status xyzzyq", max_results=100, min_score=0, profile="openclaw")
+    assert response.keyword_fallback_terms == [*terms, "xyzzyq"]
+    assert {hit.id for hit in response.results} == single["notebook"].keys() | single["status"].keys()
+    later_wins = 0
+    for hit in response.results:
+        best = None
+        for term in terms:
+            found = single[term].get(hit.id)
+            if found is not None and (best is None or found[0] > best[0]):
+                best = found
+        assert (hit.score, hit.text_score) == best, hit.id
+        later_wins += hit.id in single["notebook"] and best != single["notebook"][hit.id]
+    assert later_wins >= 10  # chunks "notebook" found first, with a lower score than "status" gives them
+
 
 @pytest.mark.parametrize("case", SEARCHES, ids=[_case_id(c) for c in SEARCHES])
 def test_fallback_keywords_are_openclaws(case: dict[str, Any]) -> None:
