@@ -103,14 +103,16 @@ def test_a_keyword_only_fallback_index_is_rebuilt_by_the_next_healthy_process(se
 # -- NaN and non-numeric vectors ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "0.5", None])
+# 1e300 and 10**400 are numbers, but no float32 holds them (the vector table stores float32).
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), "0.5", None, pytest.param(1e300, id="1e300"),
+                                 pytest.param(10**400, id="int-of-401-digits")])
 def test_bad_vectors_never_reach_the_cache_and_a_healthy_rebuild_works(server: EmbeddingServer, state: Path,
                                                                        workspace: Path, bad: Any) -> None:
     server.corrupt(bad, times=1000)
     indexed = _cli(state, workspace, "index")
     assert indexed.returncode == 0, indexed.stderr
     assert "Traceback" not in indexed.stderr and "Fallback: openai failed" in indexed.stdout
-    assert "vector 1 holds" in indexed.stdout
+    assert "vector 1 holds" in indexed.stdout or "too large" in indexed.stdout  # the SDK refuses 10**400 itself
     assert _cache_rows(state) == []
     server.heal()
     rebuilt = _cli(state, workspace, "index", "--force")
@@ -131,6 +133,18 @@ def test_a_cache_poisoned_by_an_older_version_is_ignored(server: EmbeddingServer
     assert rebuilt.returncode == 0, rebuilt.stderr
     assert _vector_rows(state) == (4, 4)
     assert all(all(math.isfinite(v) for v in json.loads(text)) for text in _cache_rows(state))
+
+
+def test_a_cached_vector_beyond_float32_is_ignored(server: EmbeddingServer, state: Path, workspace: Path) -> None:
+    assert _cli(state, workspace, "index").returncode == 0
+    conn = sqlite3.connect(_index(state))
+    conn.execute("UPDATE embedding_cache SET embedding = ?", (json.dumps([1e300] + [0.5] * 15),))
+    conn.commit()
+    conn.close()
+    rebuilt = _cli(state, workspace, "index", "--force")
+    assert rebuilt.returncode == 0, rebuilt.stderr
+    assert _vector_rows(state) == (4, 4)
+    assert all(max(map(abs, json.loads(text))) < 1e38 for text in _cache_rows(state))
 
 
 # -- vector size changes ---------------------------------------------------------------------------------------

@@ -14,6 +14,9 @@ from memtui.jscompat import js_stringify, sha256_hex
 FTS_ONLY_MODEL = "fts-only"
 NO_PROVIDER = "none"
 DEFAULT_MAX_INPUT_TOKENS = 8192
+# The largest magnitude a float32 holds: vectors are stored as float32 (sqlite-vec), so a finite double beyond it
+# would fail every later write of a chunk embedded with it.
+FLOAT32_MAX = 3.4028234663852886e38
 
 
 class EmbeddingProvider(ABC):
@@ -77,9 +80,9 @@ def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
 
 
 def checked_vectors(provider: str, vectors: Any, count: int, *, finite: bool = True) -> list[list[float]]:
-    """`vectors` as lists of floats when they are `count` non-empty lists of (with `finite`: finite) numbers
-    of one size; otherwise a ProviderError saying what the provider sent (nothing malformed reaches the
-    index or the cache)."""
+    """`vectors` as lists of floats when they are `count` non-empty lists of (with `finite`: finite, within the
+    float32 range) numbers of one size; otherwise a ProviderError saying what the provider sent (nothing
+    malformed reaches the index or the cache)."""
     if not isinstance(vectors, list | tuple) or len(vectors) != count:
         got = len(vectors) if isinstance(vectors, list | tuple) else type(vectors).__name__
         raise ProviderError(f"{provider} embeddings failed: {got} vectors returned for {count} inputs",
@@ -90,14 +93,25 @@ def checked_vectors(provider: str, vectors: Any, count: int, *, finite: bool = T
             raise ProviderError(f"{provider} embeddings failed: vector {position} is not a list of numbers")
         if not all(isinstance(v, numbers.Real) and not isinstance(v, bool) for v in vector):
             raise ProviderError(f"{provider} embeddings failed: vector {position} holds a non-numeric value")
-        floats = [float(v) for v in vector]
+        floats = [_as_float(v) for v in vector]
         if finite and not all(math.isfinite(v) for v in floats):
             raise ProviderError(f"{provider} embeddings failed: vector {position} holds NaN or an infinite value")
+        if finite and not all(abs(v) <= FLOAT32_MAX for v in floats):
+            raise ProviderError(f"{provider} embeddings failed: vector {position} holds a number too large for "
+                                "float32")
         if checked and len(floats) != len(checked[0]):
             raise ProviderError(f"{provider} embeddings failed: vectors of {len(checked[0])} and {len(floats)} "
                                 "dimensions in one response")
         checked.append(floats)
     return checked
+
+
+def _as_float(value: numbers.Real) -> float:
+    """`float(value)`, with an integer too large for a double as infinity (not an OverflowError)."""
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def embed_texts(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[float]]:

@@ -8,6 +8,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from memtui.embeddings.base import FLOAT32_MAX
 from memtui.index.store.schema import (
     ISSUES_KEY,
     JOURNAL,
@@ -377,7 +378,7 @@ class StoreReads(StoreBase):
                 for chunk_id, text in self.conn.execute(
                     f"SELECT id, embedding FROM chunks WHERE id IN ({marks})", part
                 ):
-                    vector = json.loads(text) if text else []
+                    vector = _vector_or_none(text) if text else None
                     if vector:
                         result[chunk_id] = vector
         return result
@@ -413,14 +414,15 @@ class StoreReads(StoreBase):
 
 
 def _vector_or_none(text: str) -> list[float] | None:
-    """A cached embedding as floats, or None when it is unreadable, empty, non-numeric or not finite."""
+    """A cached embedding as floats, or None when it is unreadable, empty, non-numeric, not finite or beyond the
+    float32 range."""
     try:
         value = json.loads(text)
     except (ValueError, TypeError, RecursionError):
         return None
     if not isinstance(value, list) or not value:
         return None
-    if not all(type(v) in (int, float) and math.isfinite(v) for v in value):
+    if not all(type(v) in (int, float) and math.isfinite(v) and abs(v) <= FLOAT32_MAX for v in value):
         return None
     return [float(v) for v in value]
 
