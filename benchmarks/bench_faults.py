@@ -4,8 +4,9 @@ Run: `python benchmarks/bench_faults.py [--rounds N] [--json]`
 
 Classes (a failure is what a user would call a bug):
   escapes      reads/writes tried outside the workspace: a symlink swapped in for a note while memory_get
-               reads it, saves and appends through symlinked files and parent folders, FIFOs, 300-char
-               names. Failure: outside content returned or written, a hang, or a traceback.
+               reads it, saves and appends through symlinked files and parent folders, FIFOs (notes,
+               sessions.json, transcripts), a transcript linking outside, 300-char names. Failure: outside
+               content returned, indexed or written, a hang, or a traceback.
   kills        `kill -9` of `index --force`, of an incremental `index` and of a saving process, at random
                moments. Failure: the next `search` misses a note, the index shows 0 chunks or no meta,
                a temp file survives the next `index`, or `status` says clean after a killed incremental run.
@@ -74,6 +75,11 @@ def cli(state: Path, workspace: Path, *args: str, timeout: float = 120,
     return subprocess.run([sys.executable, "-m", "memtui", *args, "--state-dir", str(state), "--workspace",
                            str(workspace), "--provider", "none"], capture_output=True, text=True, timeout=timeout,
                           env=ENV, **kwargs)  # type: ignore[call-overload]
+
+
+def index_path(state: Path, workspace: Path) -> Path:
+    """The index `cli(state, workspace, …)` uses (a workspace other than the configured one has its own)."""
+    return resolve_agent(state_dir=str(state), workspace=str(workspace), provider="none").store_path
 
 
 def clean_error(done: subprocess.CompletedProcess) -> bool:
@@ -155,6 +161,22 @@ def escapes(root: Path, tally: Tally, rounds: int) -> None:
             tally.record(clean_error(done) and str(workspace) not in done.stderr, "get: not a clean error")
         except subprocess.TimeoutExpired:
             tally.record(False, "get hung")
+    # the state dir: a FIFO named sessions.json or like a transcript, a transcript that links outside
+    sessions = state / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"memorySearch": {
+        "sources": ["memory", "sessions"], "experimental": {"sessionMemory": True}}}}}))
+    (outside / "s.jsonl").write_text(json.dumps({"type": "message", "message": {"role": "user", "content": SECRET}}))
+    os.mkfifo(sessions / "sessions.json")
+    os.mkfifo(sessions / "pipe.jsonl")
+    os.symlink(outside / "s.jsonl", sessions / "linked.jsonl")
+    for _ in range(max(1, rounds // 2)):
+        try:
+            done = cli(state, workspace, "index", "--force", timeout=30)
+            found = json.loads(cli(state, workspace, "search", SECRET, "--json").stdout)["results"]
+            tally.record(done.returncode == 0 and not found, "index of the sessions folder failed or leaked")
+        except subprocess.TimeoutExpired:
+            tally.record(False, "index hung on a FIFO in the sessions folder")
 
 
 # -- kills ------------------------------------------------------------------------------------------------------
@@ -177,7 +199,7 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
     base = [sys.executable, "-m", "memtui", "index", "--state-dir", str(state), "--workspace", str(workspace),
             "--provider", "none"]
     assert cli(state, workspace, "index").returncode == 0
-    expected = _chunks(state)
+    expected = _chunks(state, workspace)
     for attempt in range(rounds * 2):
         forced = attempt % 2 == 0
         if not forced:
@@ -185,10 +207,10 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
                 path = workspace / "memory" / f"2026-10-{i % 28 + 1:02d}-n{i}.md"
                 path.write_text(path.read_text() + f"- appended in round {attempt}\n")
         if not _kill_at_random(base + (["--force"] if forced else []), (0.3, 1.2)):
-            expected = _chunks(state)  # the run finished before the kill
+            expected = _chunks(state, workspace)  # the run finished before the kill
             continue
         failed: list[str] = []
-        store = Store(state / "memtui" / "main.sqlite")
+        store = Store(index_path(state, workspace))
         # A killed rebuild leaves the index as it was; a killed incremental run keeps what it committed.
         count = store.chunk_count()
         if store.read_meta() is None or (count != expected if forced else count < expected):
@@ -199,7 +221,7 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
         done = cli(state, workspace, "index")
         if done.returncode != 0 or [p for p in (state / "memtui").iterdir() if ".tmp-" in p.name]:
             failed.append("temp files survived the next index")
-        expected = _chunks(state)
+        expected = _chunks(state, workspace)
         hits = json.loads(cli(state, workspace, "search", "payment webhook runbook", "--json").stdout)["results"]
         if not hits or hits[0]["path"] != "MEMORY.md":
             failed.append("search missed a note after the kill")
@@ -218,8 +240,8 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
         tally.record(False, "temp files of killed saves survived the next index")
 
 
-def _chunks(state: Path) -> int:
-    store = Store(state / "memtui" / "main.sqlite")
+def _chunks(state: Path, workspace: Path) -> int:
+    store = Store(index_path(state, workspace))
     try:
         return store.chunk_count()
     finally:
@@ -360,7 +382,7 @@ def bad_inputs(root: Path, tally: Tally) -> None:
         for command in (["status"], ["search", "payment"], ["index", "--force"]):
             state, workspace = _fresh(root, f"{kind}-{command[0]}".replace(" ", "-"))
             cli(state, workspace, "index")
-            _damage_index(kind)(state / "memtui" / "main.sqlite")
+            _damage_index(kind)(index_path(state, workspace))
             done = cli(state, workspace, *command)
             tally.record(done.returncode == 0 and "Traceback" not in done.stderr and indexed_rest(state, workspace),
                          f"{kind} index: {command[0]}")
