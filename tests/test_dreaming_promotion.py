@@ -6,10 +6,12 @@ import hashlib
 import json
 import re
 from datetime import UTC, datetime
+from types import SimpleNamespace
+from typing import cast
 
 from dreaming_helpers import make_workspace, recall_backups
 
-from memtui.dreaming.promotion import apply_promotions, list_candidates, promotion_section
+from memtui.dreaming.promotion import apply_promotions, list_candidates, promotion_section, relocate
 from memtui.dreaming.ranking import Candidate
 from memtui.dreaming.recalls import record_search_hits
 
@@ -140,3 +142,11 @@ def test_existing_memory_gets_no_header(tmp_path):
             "<!-- openclaw-memory-promotion:"
         )
     )
+
+
+def test_relocation_tries_windows_of_up_to_eight_lines():
+    """`relocateCandidateRange` looks at windows of max(span + 3, 8) lines: a one-line note that was later
+    wrapped over six lines is found whole, not as its first four lines (the recorded relocations are shorter)."""
+    lines = ["# 2026-04-25", "", "other", "more", "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "tail"]
+    moved = SimpleNamespace(snippet="alpha beta gamma delta epsilon zeta", start_line=3, end_line=3)
+    assert relocate(lines, cast(Candidate, moved)) == (5, 10, "alpha beta gamma delta epsilon zeta")
