@@ -60,10 +60,12 @@ def test_openclaws_index_read_only_answers_like_openclaw(tmp_path: Path) -> None
     assert sorted(p.name for p in db.parent.iterdir()) == ["main.sqlite"]
 
 
-def test_read_only_beside_openclaws_live_wal_writes_only_the_shm(tmp_path: Path) -> None:
-    """README: OpenClaw holds its index open in WAL mode and has synced changed notes (frames not yet
-    checkpointed). A read-only memtui answers from those frames like OpenClaw, and leaves the index file and
-    the `-wal` as they were; only the shared-memory `-shm` file is written, as by any SQLite reader."""
+@pytest.mark.parametrize("crashed", [False, True], ids=["openclaw-running", "wal-left-by-a-crash"])
+def test_read_only_beside_openclaws_wal_writes_only_the_shm(tmp_path: Path, crashed: bool) -> None:
+    """README: OpenClaw has synced changed notes into its index's WAL (frames not yet checkpointed) and is
+    still running, or crashed and left the `-wal` behind (no `-shm`). A read-only memtui answers from those
+    frames like OpenClaw and leaves the index file and the `-wal` as they were; only the shared-memory `-shm`
+    file is written (created after a crash), as by any SQLite reader."""
     import sqlite3
 
     root, state, db = _openclaw_state(tmp_path)
@@ -72,12 +74,20 @@ def test_read_only_beside_openclaws_live_wal_writes_only_the_shm(tmp_path: Path)
         assert openclaw.execute("PRAGMA journal_mode = WAL").fetchone()[0] == "wal"
         openclaw.execute("SELECT count(*) FROM chunks").fetchone()  # now a WAL reader: the WAL outlives a writer
         apply_openclaw_update(root, db)
+        if crashed:  # what the files were at the crash, put back after a clean close checkpointed them
+            saved = {suffix: Path(f"{db}{suffix}").read_bytes() for suffix in ("", "-wal")}
+            openclaw.close()
+            for suffix in ("", "-wal", "-shm"):
+                Path(f"{db}{suffix}").unlink(missing_ok=True)
+            for suffix, data in saved.items():
+                Path(f"{db}{suffix}").write_bytes(data)
         files = {suffix: Path(f"{db}{suffix}").read_bytes() for suffix in ("", "-wal")}
-        assert files["-wal"]
+        assert files["-wal"] and Path(f"{db}-shm").exists() is not crashed
         with MemoryManager(agent_env(root, state, store=str(db), read_only=True)) as manager:
             for case in recording("update")["searches"]:
                 assert _tool_text(manager, case) == case["tool"]["text"], case["query"]
         assert {suffix: Path(f"{db}{suffix}").read_bytes() for suffix in ("", "-wal")} == files
+        assert sorted(p.name for p in db.parent.iterdir()) == [db.name, f"{db.name}-shm", f"{db.name}-wal"]
     finally:
         openclaw.close()
 
