@@ -140,6 +140,7 @@ def memtui_dir(state_dir: Path) -> Path:
     """memtui's own state folder under the OpenClaw state dir."""
     return state_dir / "memtui"
 
+
 def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
     """An `extraPaths` entry as OpenClaw's `normalizeExtraMemoryPaths` reads it: absolute or relative to the
     workspace, by plain `path.resolve` — a leading `~` is a folder named `~` in the workspace, not HOME."""
