@@ -117,10 +117,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self._apply_sidebar()
         if self.initial_query:
             self.query_input.value = self.initial_query
-        elif self.query_one("#side").display:
-            self.browser.focus()
-        else:
-            self.results.focus()
+        self.focus_now(self.browser if self.query_one("#side").display else self.results)
         if self.screenshot_path is not None:
             self.set_interval(0.1, self._screenshot_when_idle)
         probe = LagProbe.from_env()

@@ -2,18 +2,36 @@
 
 from __future__ import annotations
 
+import functools
 import os
+from collections.abc import Callable
 from datetime import UTC, date, datetime
 from pathlib import Path
+from typing import TypeVar
 
 import pyperclip
 from textual.app import App
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
 from memtui.manager import MemoryManager
 from memtui.tui.tuning import Tuning
 from memtui.tui.widgets import FileViewer, MemoryBrowser, ResultsTable
+
+AppT = TypeVar("AppT", bound="MemtuiBase")
+MessageT = TypeVar("MessageT", bound=Message)
+
+
+def while_running(handler: Callable[[AppT, MessageT], None]) -> Callable[[AppT, MessageT], None]:
+    """Drop a worker's message that arrives once the app is shutting down (its widgets are gone by then)."""
+
+    @functools.wraps(handler)
+    def guarded(app: AppT, message: MessageT) -> None:
+        if app.is_running:
+            handler(app, message)
+
+    return guarded
 
 
 class MemtuiBase(App[int]):

@@ -12,7 +12,7 @@ from textual.widgets import Input, TabbedContent, TextArea, Tree
 
 from memtui.errors import MemtuiError
 from memtui.tui.browser_model import BrowserEntry, Listing, entry_for, list_entries
-from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
 from memtui.tui.widgets import TracePanel
@@ -40,6 +40,7 @@ class BrowserController(MemtuiBase):
         self.post_message(FilesListed(listing))
 
     @on(FilesListed)
+    @while_running
     def _files_listed(self, message: FilesListed) -> None:
         first = not self.browser.listed
         self.browser.show_listing(message.listing, self.today)
@@ -48,6 +49,7 @@ class BrowserController(MemtuiBase):
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
 
     @on(IndexFinished)
+    @while_running
     def _relist_after_index(self, message: IndexFinished) -> None:
         # File events keep the list current; re-read it only when the index saw a different set of files.
         indexed = sum(1 for e in self.browser.listing.entries.values() if e.kind in ("memory", "daily", "note",
@@ -82,6 +84,7 @@ class BrowserController(MemtuiBase):
         self.post_message(FilesTracked(added, removed))
 
     @on(FilesTracked)
+    @while_running
     def _files_tracked(self, message: FilesTracked) -> None:
         was_empty = not self.browser.listing.entries
         self.browser.apply(message.added, message.removed)
@@ -90,6 +93,7 @@ class BrowserController(MemtuiBase):
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
 
     @on(FilesChanged)
+    @while_running
     def _files_changed(self, message: FilesChanged) -> None:
         self.track_files(message.paths)
         viewer = self.viewer

@@ -16,7 +16,7 @@ from memtui.index.workspace import daily_date
 from memtui.search.engine import Candidate
 from memtui.search.why_not import explain_chunk
 from memtui.tools import format_citation
-from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
 from memtui.tui.editor import editor_command
 from memtui.tui.messages import PromotionScored, SearchFailed
@@ -154,6 +154,7 @@ class CurationController(MemtuiBase):
         self.post_message(PromotionScored(hit.path, hit.start_line, hit.end_line, text, why.score or 0.0))
 
     @on(PromotionScored)
+    @while_running
     def _confirm_promotion(self, message: PromotionScored) -> None:
         path, start, end, text, score = message.path, message.start_line, message.end_line, message.text, message.score
 

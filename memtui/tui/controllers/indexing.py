@@ -11,7 +11,7 @@ from textual import on, work
 from textual.worker import get_current_worker
 
 from memtui.index.events import IndexEvent
-from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import status_view
 from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted, StatusReady
 from memtui.tui.screens import ErrorModal, TextModal
@@ -63,6 +63,7 @@ class IndexController(MemtuiBase):
         self.post_message(StatusReady(status, full))
 
     @on(StatusReady)
+    @while_running
     def _status_ready(self, message: StatusReady) -> None:
         self.last_status = message.status
         self.query_one("#status-bar", IndexStatusBar).show_status(message.status, self.provider_note)
@@ -103,15 +104,18 @@ class IndexController(MemtuiBase):
             self.post_message(IndexFailed(str(exc) or type(exc).__name__))
 
     @on(IndexStarted)
+    @while_running
     def _index_started(self, _message: IndexStarted) -> None:
         self.indexing = True
         self.query_one("#status-bar", IndexStatusBar).start()
 
     @on(IndexProgress)
+    @while_running
     def _index_progress(self, message: IndexProgress) -> None:
         self.query_one("#status-bar", IndexStatusBar).show_progress(message.progress)
 
     @on(IndexFinished)
+    @while_running
     def _index_finished(self, message: IndexFinished) -> None:
         self.indexing = False
         self.query_one("#status-bar", IndexStatusBar).stop()
@@ -123,6 +127,7 @@ class IndexController(MemtuiBase):
         self._quiet_sync = False
 
     @on(IndexFailed)
+    @while_running
     def _index_failed(self, message: IndexFailed) -> None:
         self.indexing = False
         self.query_one("#status-bar", IndexStatusBar).stop()

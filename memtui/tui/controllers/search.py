@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Input, Static, TabbedContent
 from memtui.errors import MemtuiError
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.why_not import chunk_at, explain_chunk, parse_location
-from memtui.tui.controllers.base import MemtuiBase
+from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import no_hits_text, query_explanation
 from memtui.tui.history import HISTORY_FILE, QueryHistory
 from memtui.tui.messages import FilesChanged, IndexFinished, SearchFailed, SearchFinished
@@ -94,7 +94,7 @@ class SearchController(MemtuiBase):
             self.results.show([], {}, [])
             self.results.border_subtitle = ""
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
-            self.query_one("#search-info", Static).update("", layout=False)
+            self.query_one("#search-info", Static).update("")
             return
         if self.indexing and self._present_first_hit:
             self.query_one("#trace", TracePanel).show(None, None, hint="Indexing the memory files; this search "
@@ -135,6 +135,7 @@ class SearchController(MemtuiBase):
         return self._vectors[query]
 
     @on(IndexFinished)
+    @while_running
     def _rerun_after_index(self, _message: IndexFinished) -> None:
         if self.query_input.value.strip():
             # Results shown while the index was being built are provisional: no movement marks against them.
@@ -142,6 +143,7 @@ class SearchController(MemtuiBase):
         self._searched_while_indexing = False
 
     @on(FilesChanged)
+    @while_running
     def _rerun_after_change(self, _message: FilesChanged) -> None:
         if self.query_input.value.strip():
             self.schedule_search(retune=True, delay=0)
@@ -149,6 +151,7 @@ class SearchController(MemtuiBase):
     # -- showing results ----------------------------------------------------------------------
 
     @on(SearchFinished)
+    @while_running
     def _search_finished(self, message: SearchFinished) -> None:
         self._search_done()
         if message.generation != self.generation:
@@ -183,6 +186,7 @@ class SearchController(MemtuiBase):
             return
 
     @on(SearchFailed)
+    @while_running
     def _search_failed(self, message: SearchFailed) -> None:
         self._search_done()
         if message.generation == self.generation:
@@ -196,7 +200,7 @@ class SearchController(MemtuiBase):
             info.append(" · relaxed", style="yellow")
         if response.filtered_count:
             info.append(f" · {response.filtered_count} < minScore", style="dim")
-        self.query_one("#search-info", Static).update(info, layout=False)
+        self.query_one("#search-info", Static).update(info)
 
     def hit(self, chunk_id: str | None) -> Candidate | None:
         """The candidate with this id in the current response."""

@@ -1,6 +1,6 @@
 """The results table: rank (MMR moves marked), movement, final / vector / text scores with bars on one scale,
-raw bm25, path:lines and, on wide terminals, a snippet. Narrow tables keep rank, score, a compact vector/text
-pair and path:lines."""
+raw bm25, path:lines and, on wide terminals, a snippet. Narrow tables keep rank with its movement, score, a compact
+vector/text pair and path:lines."""
 
 from __future__ import annotations
 
@@ -22,6 +22,7 @@ COMPACT_BELOW = 84  # table width under which the compact columns are used
 TINY_BELOW = 60  # ... and under which only rank, score and path:lines remain
 SNIPPET_FROM = 160  # terminal width from which the snippet column appears
 MIN_LOCATION = 14
+MARKED_RANK = 6
 
 
 def bar(value: float | None, width: int = BAR_WIDTH) -> str:
@@ -57,10 +58,14 @@ def _mark_cell(mark: str) -> Text:
     return Text(mark, style="dim")
 
 
-def _rank_cell(candidate: Candidate) -> Text:
-    cell = Text(str(candidate.rank or ""), justify="right")
+def _rank_cell(candidate: Candidate, mark: str = "") -> Text:
+    """The rank, `↕` when MMR placed it, then (narrow layouts) its movement mark."""
+    cell = Text(str(candidate.rank or ""))
     if moved_by_mmr(candidate):
         cell.append(MMR_MARK, style="bold")
+    if mark:
+        cell.append(" ")
+        cell.append_text(_mark_cell(mark))
     return cell
 
 
@@ -89,21 +94,25 @@ def location_of(candidate: Candidate) -> str:
 
 def fit_location(location: str, width: int, *, drop_memory: bool = False) -> str:
     """`path:lines` shortened to `width` cells: without `memory/` when `drop_memory` (set for every row once one
-    row does not fit, so the column reads alike), then the end of the file name elided (the lines always stay)."""
+    row does not fit, so the column reads alike), then without `.md`, then the end of the file name elided (the
+    lines always stay)."""
     if drop_memory:
         location = location.removeprefix("memory/")
     if len(location) <= width:
         return location
     path, _, lines = location.rpartition(":")
+    if path.endswith(".md") and len(location) - 3 <= width:
+        return f"{path.removesuffix('.md')}:{lines}"
     keep = width - len(lines) - 2
     if keep < 4:
         return fit(location, width)
     return f"{path[:keep]}…:{lines}"
 
 
-# (key, label, width) per layout; the location (and the snippet, when shown) share what is left.
+# (key, label, width) per layout; the location (and the snippet, when shown) share what is left. Narrow layouts
+# show the movement mark (▲3, new) in the rank column, which then widens to MARKED_RANK.
 LAYOUTS = {
-    "tiny": (("rank", "#", 3), ("score", "score", 5)),
+    "tiny": (("rank", "#", 3), ("score", "score", 5), ("pair", "vec/txt", 9)),
     "compact": (("rank", "#", 3), ("score", "score", 11), ("pair", "vec/txt", 9)),
     "full": (("rank", "#", 3), ("move", "mv", 3), ("score", "score", 11), ("vector", "vector", 11),
              ("text", "text", 11), ("bm25", "bm25", 6)),
@@ -128,8 +137,15 @@ class ResultsTable(DataTable[Text]):
         self._shown: tuple[list[Candidate], dict[str, str], list[Candidate]] = ([], {}, [])
         self._geometry: tuple[object, ...] = ()
 
+    def _fixed_columns(self, layout: str) -> list[tuple[str, str, int]]:
+        """The layout's columns before the location; narrow ones widen the rank column while marks are shown."""
+        columns = list(LAYOUTS[layout])
+        if layout != "full" and (self._shown[1] or self._shown[2]):
+            columns[0] = ("rank", "#", MARKED_RANK)
+        return columns
+
     def _fixed_width(self, layout: str) -> int:
-        return sum(width + 2 * self.cell_padding for _, _, width in LAYOUTS[layout])
+        return sum(width + 2 * self.cell_padding for _, _, width in self._fixed_columns(layout))
 
     def _choose_layout(self) -> tuple[str, bool]:
         width = self.size.width - 2
@@ -168,13 +184,15 @@ class ResultsTable(DataTable[Text]):
     def _cells(self, candidate: Candidate, marks: dict[str, str], location: int, snippet: int,
                drop_memory: bool) -> list[Text]:
         place = Text(fit_location(location_of(candidate), location, drop_memory=drop_memory))
+        mark = marks.get(candidate.id, "")
         if self.layout_name == "tiny":
-            cells = [_rank_cell(candidate), Text(f"{candidate.score:.3f}"), place]
+            cells = [_rank_cell(candidate, mark), Text(f"{candidate.score:.3f}"),
+                     _pair_cell(candidate.vector_score, candidate.text_score), place]
         elif self.layout_name == "compact":
-            cells = [_rank_cell(candidate), _score_cell(candidate.score, SCORE_STYLE),
+            cells = [_rank_cell(candidate, mark), _score_cell(candidate.score, SCORE_STYLE),
                      _pair_cell(candidate.vector_score, candidate.text_score), place]
         else:
-            cells = [_rank_cell(candidate), _mark_cell(marks.get(candidate.id, "")),
+            cells = [_rank_cell(candidate), _mark_cell(mark),
                      _score_cell(candidate.score, SCORE_STYLE), _score_cell(candidate.vector_score, VECTOR_STYLE),
                      _score_cell(candidate.text_score, TEXT_STYLE),
                      Text("–" if candidate.bm25 is None else f"{candidate.bm25:.2f}", justify="right"), place]
@@ -189,7 +207,7 @@ class ResultsTable(DataTable[Text]):
         location, snippet = self._widths()
         drop_memory = any(len(location_of(c)) > location for c in (*results, *gone))
         self._geometry = (self.layout_name, self.snippets, location, snippet)
-        columns = [*LAYOUTS[self.layout_name], ("location", "path:lines", location)]
+        columns = [*self._fixed_columns(self.layout_name), ("location", "path:lines", location)]
         if self.snippets:
             columns.append(("snippet", "snippet", snippet))
         with self.app.batch_update():
@@ -200,7 +218,7 @@ class ResultsTable(DataTable[Text]):
                 self.add_row(*self._cells(candidate, marks, location, snippet, drop_memory), key=candidate.id)
             for candidate in gone:
                 cells = [Text("") for _ in columns]
-                cells[1] = _mark_cell("gone")
+                cells[1 if self.layout_name == "full" else 0] = _mark_cell("gone")
                 cells[len(LAYOUTS[self.layout_name])] = Text(
                     fit_location(location_of(candidate), location, drop_memory=drop_memory), style="dim strike")
                 self.add_row(*cells, key=f"gone:{candidate.id}")
