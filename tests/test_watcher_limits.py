@@ -111,3 +111,22 @@ def test_steady_writes_are_synced_within_the_maximum_wait(workspace: Path, watch
     assert synced_at is not None, "no sync while the writes went on"
     assert synced_at - started < 6.5
     assert _paths(manager, "wombat") == ["memory/2026-12-04.md"]
+
+
+@pytest.mark.parametrize("swapped", ["memory", "memory/2026-11-28.md"])
+def test_a_note_or_memory_folder_swapped_for_a_symlink_leaves_the_index(workspace: Path, tmp_path: Path,
+                                                                         watching, swapped: str) -> None:
+    # What was indexed there is gone from the workspace's memory (a symlink is not indexed): a running watch
+    # must not keep answering with it until the next full sync.
+    manager, events = watching(debounce_ms=200)
+    assert _paths(manager, "pgbouncer") == ["memory/2026-11-28.md"]
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "2026-11-28.md").write_text("- outside: the narwhal password\n", encoding="utf-8")
+    target = workspace / swapped
+    shutil.move(target, tmp_path / "moved-away")
+    target.symlink_to(outside if swapped == "memory" else outside / "2026-11-28.md")
+    deadline = time.monotonic() + TIMEOUT
+    while _paths(manager, "pgbouncer"):
+        _wait(events, timeout=max(0.1, deadline - time.monotonic()))
+    assert _paths(manager, "narwhal") == []

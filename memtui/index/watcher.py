@@ -155,9 +155,11 @@ class MemoryWatcher:
         return targets
 
     def _accept_memory(self, path: str) -> bool:
+        """Events of memory files, folders and extra paths. A symlink's too: it is not indexed, but what it
+        replaced (a note, or `memory/` itself) must leave the index."""
         target = Path(path)
         relative = rel_path(self.workspace, target)
-        if is_ignored(relative) or os.path.islink(path):
+        if is_ignored(relative):
             return False
         if target == self.workspace / ROOT_MEMORY_FILE:
             return True
