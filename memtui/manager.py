@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from memtui.atomic import sweep_stale_temps
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
-from memtui.errors import ProviderError, StoreError
+from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
 from memtui.index.events import EventHub, IndexEvent
 from memtui.index.identity import WORKSPACE_KEY, WorkspaceCheck, check_workspace
 from memtui.index.meta import build_meta, full_reindex_reason
@@ -228,7 +228,8 @@ class MemoryManager(EventHub):
                 report = self._sync_locked(force=force, reason=reason, progress=relay, should_stop=should_stop,
                                            session_files=session_files, memory_paths=memory_paths)
             except Exception as exc:
-                self.emit(IndexEvent("failed", reason=reason, error=str(exc)))
+                self.emit(IndexEvent("failed", reason=reason,
+                                     error=str(exc) if isinstance(exc, MemtuiError) else unexpected_message(exc)))
                 raise
             report.issues[:0] = self.notices
             self.notices = []

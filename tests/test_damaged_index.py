@@ -104,3 +104,30 @@ def test_an_empty_read_only_state_dir_is_a_one_line_error(tmp_path: Path, worksp
         line = _one_line_error(_cli(state, workspace, *command, **as_user))
         assert "Permission denied" in line and ("--store" in line or "--read-only" in line)
     state.chmod(0o755)
+
+
+def test_a_watch_whose_index_is_damaged_says_what_to_do_and_recovers_after_a_rebuild(tmp_path: Path,
+                                                                                      workspace: Path) -> None:
+    state = tmp_path / "state"
+    for i in range(200):
+        (workspace / "memory" / f"2026-07-{i % 28 + 1:02d}-n{i}.md").write_text(
+            f"# Note {i}\n\n" + "\n".join(f"- the heliotrope line {i}.{j}" for j in range(30)) + "\n")
+    assert _cli(state, workspace, "index").returncode == 0
+    watch = subprocess.Popen([sys.executable, "-m", "memtui", "watch", "--debounce-ms", "200", "--state-dir",
+                              str(state), "--workspace", str(workspace), "--provider", "none"],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=ENV)
+    try:
+        lines = iter(watch.stdout.readline, "")  # type: ignore[union-attr]
+        assert next(line for line in lines if "session-start" in line)
+        _truncated(index_of(state, workspace))
+        (workspace / "memory" / "2026-12-01.md").write_text("- the quokka note\n", encoding="utf-8")
+        failed = next(line for line in lines if "FAILED" in line)
+        assert "memtui index --force" in failed
+        assert _cli(state, workspace, "index", "--force").returncode == 0
+        (workspace / "memory" / "2026-12-02.md").write_text("- the numbat note\n", encoding="utf-8")
+        assert "1 changed" in next(line for line in lines if "sync (watch)" in line)
+        searched = json.loads(_cli(state, workspace, "search", "numbat", "--json").stdout)
+        assert [hit["path"] for hit in searched["results"]] == ["memory/2026-12-02.md"]
+    finally:
+        watch.kill()
+        watch.communicate(timeout=30)
