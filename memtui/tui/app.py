@@ -140,9 +140,12 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             return
         screen = self.screen
         name = type(screen).__name__.removesuffix("Screen").lower()
-        groups = [(f"{name.title()} screen", key_rows(live_bindings(screen, keymap))),
-                  ("Everywhere", key_rows([b for b in live_bindings(self, keymap)
-                                           if b.action.split("(")[0] in SCREEN_INDEPENDENT]))]
+        own = live_bindings(screen, keymap)
+        taken = {key for binding in own for key in binding.key.split(",")}
+        everywhere = [b.with_key(",".join(k for k in b.key.split(",") if k not in taken))
+                      for b in live_bindings(self, keymap) if b.action.split("(")[0] in SCREEN_INDEPENDENT]
+        groups = [(f"{name.title()} screen", key_rows(own)),
+                  ("Everywhere", key_rows([b for b in everywhere if b.key]))]
         self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name)))
 
     def action_sessions(self) -> None:

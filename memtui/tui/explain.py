@@ -7,7 +7,10 @@ from typing import Any
 
 from rich.text import Text
 
-from memtui.search.engine import SearchResponse
+from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.ranking import bm25_rank_to_score
+
+SCORE_RULE = "score >= minScore"  # the engine's plain rule; memtui's hybrid profile thresholds the evidence
 
 
 def _section(text: Text, title: str) -> None:
@@ -15,7 +18,7 @@ def _section(text: Text, title: str) -> None:
 
 
 def _row(text: Text, label: str, value: object, style: str = "") -> None:
-    text.append(f"  {label:<20}", style="dim")
+    text.append(f"  {label:<22}", style="dim")
     text.append(f"{value}\n", style=style)
 
 
@@ -67,7 +70,7 @@ def status_view(status: dict[str, Any]) -> Text:
         _row(text, "mode", "read-only", "yellow")
     last = status.get("lastSync")
     if last:
-        _row(text, "last sync", ", ".join(f"{k} {v}" for k, v in last.items() if not isinstance(v, dict | list)))
+        _row(text, "last sync", sync_summary(last))
     _section(text, "Embeddings")
     _row(text, "provider", f"{status['provider']} (requested {status['requestedProvider']}, "
                            f"from {status['providerSource']})")
@@ -101,6 +104,20 @@ def status_view(status: dict[str, Any]) -> Text:
     return text
 
 
+def sync_summary(last: dict[str, Any]) -> str:
+    """The last sync in words: why, full or incremental, files checked and changed, chunks, time."""
+    kind = f"full rebuild ({last['fullReason']})" if last.get("full") and last.get("fullReason") else \
+        "full rebuild" if last.get("full") else "incremental"
+    parts = [str(last.get("reason") or "sync"), kind + (" · index repaired" if last.get("repaired") else ""),
+             f"{last.get('filesTotal', 0):,} files checked, {last.get('filesChanged', 0):,} changed, "
+             f"{last.get('filesDeleted', 0):,} deleted" + (f", {last['filesSkipped']:,} skipped"
+                                                          if last.get("filesSkipped") else ""),
+             f"{last.get('chunksWritten', 0):,} chunks written, {last.get('embedded', 0):,} embedded"
+             + (f" ({last['cacheHits']:,} from the cache)" if last.get("cacheHits") else ""),
+             f"{last.get('elapsedMs', 0):,.0f} ms"]
+    return " · ".join(parts)
+
+
 def no_hits_text(response: SearchResponse) -> Text:
     """Why a query shows nothing, and what to try."""
     text = Text(f"No hits for “{response.query}”.\n\n", style="bold")
@@ -110,13 +127,26 @@ def no_hits_text(response: SearchResponse) -> Text:
     else:
         text.append(f"• Keyword query: {keyword.match}")
         text.append(f"  (dropped: {', '.join(keyword.dropped)})\n" if keyword.dropped else "\n")
-    below = [c for c in response.candidates if c.stage == "below-min-score"]
+    # With no hit returned every candidate fell short of minScore (whatever stage the engine left on them).
+    below = [c for c in response.candidates if c.stage == "below-min-score"] or \
+        (response.candidates if response.filtered_count and not response.results else [])
     if below:
-        best = max(c.score for c in below)
-        text.append(f"• {len(below)} candidate(s) scored below minScore {response.min_score:.2f} "
-                    f"(best {best:.3f}): lower minScore in the tuning panel (t).\n")
+        what = "evidence (keyword r/(1+r) or cosine)" if response.threshold_rule != SCORE_RULE else "score"
+        best = max(evidence(c) if response.threshold_rule != SCORE_RULE else c.score for c in below)
+        text.append(f"• {len(below)} candidate(s) fell below minScore {response.min_score:.2f}; best {what} "
+                    f"{best:.3f}: lower minScore in the tuning panel (t).\n")
     elif not response.candidates:
         text.append("• No chunk matched the keywords" + (" or came close in meaning" if response.mode != "fts-only"
                                                          else "") + ".\n")
     text.append("• W explains why a given chunk (path:line) is not found; x shows the whole query.\n")
     return text
+
+
+def evidence(candidate: Candidate) -> float:
+    """A candidate's strongest single piece of evidence, which memtui's hybrid profile holds against minScore:
+    its keyword score r/(1+r) (1 for a LIKE match) or its cosine."""
+    if candidate.bm25 is not None:
+        keyword = bm25_rank_to_score(candidate.bm25)
+    else:
+        keyword = 1.0 if "like" in candidate.matched_by else 0.0
+    return max(keyword, candidate.cosine or 0.0)

@@ -65,3 +65,65 @@ async def test_keys_typed_while_the_app_starts_are_commands_not_text(manager: Me
         await settle(app, pilot)
         assert focus_after_mount == [app.results]
         assert app.query_input.value == "redis"
+
+
+def test_a_hybrid_query_whose_candidates_all_miss_min_score_says_so(hybrid_manager: MemoryManager) -> None:
+    from memtui.tui.explain import no_hits_text
+
+    response = hybrid_manager.search("qqxzv")
+    assert not response.results and response.filtered_count
+    assert "below minScore" in no_hits_text(response).plain
+
+
+def test_the_trace_states_the_threshold_rule_that_let_a_hit_through(hybrid_manager: MemoryManager) -> None:
+    from memtui.tui.widgets.trace import trace_lines
+
+    response = hybrid_manager.search("Redis eviction policy")
+    for hit in response.results:
+        threshold = dict(trace_lines(hit, response))["threshold"]
+        if response.threshold_rule != "score >= minScore":
+            assert "cosine" in threshold or "keyword" in threshold, threshold
+        if "≥ minScore" in threshold and threshold.startswith(f"{hit.score:.3f}"):
+            assert hit.score >= response.min_score, threshold
+
+
+def test_the_status_view_reads_as_sentences(manager: MemoryManager) -> None:
+    from memtui.tui.explain import status_view
+
+    lines = status_view(manager.status()).plain.splitlines()
+    sync = next(line for line in lines if "last sync" in line)
+    assert "False" not in sync and "None" not in sync and "elapsedMs" not in sync, sync
+    assert "files checked" in sync and " ms" in sync
+    rows = [line for line in lines if line.startswith("  ") and len(line) > 24]
+    assert rows and all(line[23] == " " for line in rows), rows  # every label stays clear of its value
+
+
+async def test_help_on_sessions_does_not_say_q_quits_where_q_goes_back(manager: MemoryManager, make_app) -> None:
+    from memtui.tui.screens import HelpScreen
+
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        for screen_key in ("s", "d"):
+            await pilot.press(screen_key)
+            await settle(app, pilot)
+            await pilot.press("question_mark")
+            await settle(app, pilot)
+            assert isinstance(app.screen, HelpScreen)
+            keys = {label: keys for keys, label, _help, _id in app.screen.rows}
+            assert keys["Back"] == "Esc q" and keys["quit"] == "ctrl+q", keys
+            await pilot.press("escape", "escape")
+            await settle(app, pilot)
+
+
+def test_help_text_wraps_instead_of_being_cut_at_80_columns() -> None:
+    from rich.console import Console
+
+    from memtui.tui.actions import ACTIONS
+    from memtui.tui.keys import keys_display
+    from memtui.tui.screens.help import keys_table
+
+    rows = [(keys_display(a.keys), a.label, a.help, a.id) for a in ACTIONS]
+    console = Console(width=72, record=True)
+    console.print(keys_table(rows))
+    assert "…" not in console.export_text()

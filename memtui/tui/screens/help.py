@@ -41,11 +41,11 @@ def key_rows(bindings: list[Binding]) -> list[KeyRow]:
 
 
 def keys_table(rows: list[KeyRow]) -> Table:
-    """One line per key: keys, label, help (cut with an ellipsis), id."""
+    """Keys, label, help (wrapped, so narrow terminals show all of it), id."""
     table = Table.grid(padding=(0, 2), expand=True)
     table.add_column(style="bold", no_wrap=True, min_width=8, max_width=14, overflow="ellipsis")
     table.add_column(no_wrap=True, min_width=10, max_width=14, overflow="ellipsis")
-    table.add_column(style="dim", no_wrap=True, overflow="ellipsis", ratio=1)
+    table.add_column(style="dim", ratio=1, overflow="fold")
     table.add_column(style="dim italic", no_wrap=True)
     for keys, label, text, binding_id in rows:
         table.add_row(Text(keys), Text(label), Text(text), Text(binding_id))

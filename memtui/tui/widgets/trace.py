@@ -15,8 +15,10 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.ranking import bm25_rank_to_score
 from memtui.tools import format_citation
 from memtui.tui.actions import bindings_for
+from memtui.tui.explain import SCORE_RULE, evidence
 
 SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
 FLAT_BM25 = 0.005  # |bm25| under this: the terms are everywhere (IDF ≈ 0)
@@ -43,6 +45,13 @@ def _threshold(hit: Candidate, response: SearchResponse) -> str:
                 f"min(minScore, textWeight) = {floor:.2f} (OpenClaw's relax rule)")
     if hit.threshold == "any":
         return f"no hit reached minScore {response.min_score:.2f}; OpenClaw keeps every keyword hit then"
+    if response.threshold_rule != SCORE_RULE:
+        keyword = bm25_rank_to_score(hit.bm25) if hit.bm25 is not None else 0.0
+        pieces = f"keyword {keyword:.3f}, cosine {_fmt(hit.cosine)}"
+        if hit.stage == "below-min-score":
+            return f"both < minScore {response.min_score:.2f} ({pieces}): dropped"
+        return f"its best evidence {evidence(hit):.3f} ≥ minScore {response.min_score:.2f} ({pieces}; the fused " \
+               "score is not thresholded)"
     if hit.stage == "below-min-score":
         return f"{hit.score:.3f} < minScore {response.min_score:.2f}: dropped"
     return f"{hit.score:.3f} ≥ minScore {response.min_score:.2f}"
