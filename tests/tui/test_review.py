@@ -127,3 +127,25 @@ def test_help_text_wraps_instead_of_being_cut_at_80_columns() -> None:
     console = Console(width=72, record=True)
     console.print(keys_table(rows))
     assert "…" not in console.export_text()
+
+
+async def test_promoting_a_long_hit_keeps_every_line_of_its_chunk(manager: MemoryManager, make_app) -> None:
+    from memtui.tui.screens import ChoiceModal
+
+    log = manager.env.workspace_dir / "memory" / "2026-04-27.md"
+    bullets = [f"- Step {n}: drained node pool {n} and watched the queue settle before moving on." for n in range(14)]
+    log.write_text("# 2026-04-27\n\n## Kubernetes upgrade\n" + "\n".join(bullets) + "\n- Final: zebracorn done.\n",
+                   encoding="utf-8")
+    manager.sync(reason="test")
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await search(app, pilot, "zebracorn")
+        hit = app.highlighted_hit()
+        assert hit is not None and len(hit.text) > len(hit.snippet)
+        await pilot.press("p")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChoiceModal)
+        await pilot.press("p")
+        await settle(app, pilot)
+    memory = (manager.env.workspace_dir / "MEMORY.md").read_text(encoding="utf-8")
+    assert "- Final: zebracorn done." in memory and "- **Kubernetes upgrade**" in memory

@@ -107,7 +107,9 @@ class CurationController(MemtuiBase):
 
     # -- promote and note ---------------------------------------------------------------------
 
-    def _selection_or_hit(self) -> tuple[str, int, int, str, float] | None:
+    def _selection_or_hit(self, *, whole: bool = False) -> tuple[str, int, int, str, float] | None:
+        """(path, start, end, text, score) of the viewer's selected lines or the highlighted hit; `whole` gives
+        the hit's whole chunk rather than its 700-character snippet."""
         viewer = self.viewer
         selected = viewer.selected_lines() if self.viewer_focused() else None
         if selected is not None and viewer.rel is not None:
@@ -115,7 +117,7 @@ class CurationController(MemtuiBase):
             return viewer.rel, start, end, text, 0.0
         hit = self.highlighted_hit()
         if hit is not None:
-            return hit.path, hit.start_line, hit.end_line, hit.snippet, hit.score
+            return hit.path, hit.start_line, hit.end_line, hit.text if whole else hit.snippet, hit.score
         return None
 
     def action_promote(self) -> None:
@@ -123,7 +125,7 @@ class CurationController(MemtuiBase):
         if self.manager.env.read_only:
             self.notify("Read-only: promotion is disabled", severity="warning")
             return
-        chosen = self._selection_or_hit()
+        chosen = self._selection_or_hit(whole=True)  # every line the marker's source names
         if chosen is None:
             self.notify("Select lines in the viewer or highlight a hit to promote", severity="warning")
             return
