@@ -149,3 +149,26 @@ async def test_promoting_a_long_hit_keeps_every_line_of_its_chunk(manager: Memor
         await settle(app, pilot)
     memory = (manager.env.workspace_dir / "MEMORY.md").read_text(encoding="utf-8")
     assert "- Final: zebracorn done." in memory and "- **Kubernetes upgrade**" in memory
+
+
+async def test_number_keys_switch_the_sessions_tabs_and_help_lists_them(manager: MemoryManager, make_app) -> None:
+    from textual.widgets import TabbedContent
+
+    from memtui.tui.screens import HelpScreen
+
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("s")
+        await settle(app, pilot)
+        tabs = app.screen.query_one("#sessions-tabs", TabbedContent)
+        await pilot.press("2")
+        await pilot.pause()
+        assert tabs.active == "tab-bootstrap" and app.focused.id == "bootstrap-table"
+        await pilot.press("3")
+        await pilot.pause()
+        assert tabs.active == "tab-startup"
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        assert {"1", "2", "3"} <= {keys for keys, *_ in app.screen.rows}

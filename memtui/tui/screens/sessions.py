@@ -64,6 +64,12 @@ class SessionsScreen(Screen[None]):
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="sessions.back"),
+        Binding("1", "show_tab('tab-sessions')", "sessions", id="sessions.tab.sessions",
+                tooltip="Token use against the flush threshold, flush state and rule."),
+        Binding("2", "show_tab('tab-bootstrap')", "bootstrap", id="sessions.tab.bootstrap",
+                tooltip="Injected bootstrap files, their truncation and exact text."),
+        Binding("3", "show_tab('tab-startup')", "startup", id="sessions.tab.startup",
+                tooltip="What /new would inject as startup context."),
         Binding("j", "cursor('down')", "Down", show=False),
         Binding("k", "cursor('up')", "Up", show=False),
     ]
@@ -175,6 +181,13 @@ class SessionsScreen(Screen[None]):
                    if ctx.enabled else "startup context is disabled")
         self.query_one("#startup-summary", Static).update(summary)
         self.query_one("#startup-preview", TextArea).load_text(ctx.text or "(nothing would be injected)")
+
+    def action_show_tab(self, tab: str) -> None:
+        """Switch to a tab and focus its table or text."""
+        self.query_one("#sessions-tabs", TabbedContent).active = tab
+        target = {"tab-sessions": "#sessions-table", "tab-bootstrap": "#bootstrap-table",
+                  "tab-startup": "#startup-preview"}[tab]
+        self.set_focus(self.query_one(target))
 
     def action_cursor(self, direction: str) -> None:
         """vim movement in the focused table."""
