@@ -224,24 +224,64 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
             raise EscapeError(f"{'/'.join(parts)} is a symlink; refusing to write through it")
         if current is not None and not stat.S_ISREG(current.st_mode):
             raise EscapeError(f"{'/'.join(parts)} is not a regular file; refusing to replace it")
-        if expected_digest is not False and _digest_of(folder, name) != expected_digest:
-            raise ConflictError(f"{'/'.join(parts)} changed on disk since it was opened; reload or save elsewhere")
         remove_stale_temps(folder)
+        # memtui's appends to the file wait until it is replaced, then append to the new one (`append_text`).
+        held = _lock_current(folder, name, parts)
         temp = f".{name}.{secrets.token_hex(6)}.tmp"
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600, dir_fd=folder)
+        try:
+            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
+                         dir_fd=folder)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                _write_all(fd, data)
+                os.fchmod(fd, os.fstat(held).st_mode & 0o777 if held is not None else 0o644)
+                os.fsync(fd)
+                # Checked last, so a writer that does not lock (an agent's `>>`) has the least time to slip in.
+                if expected_digest is not False and _digest_of(folder, name) != expected_digest:
+                    raise ConflictError(f"{'/'.join(parts)} changed on disk since it was opened; reload or save "
+                                        "elsewhere")
+                os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(temp, dir_fd=folder)
+                raise
+            finally:
+                os.close(fd)
+        finally:
+            if held is not None:
+                os.close(held)
+    return hashlib.sha256(data).hexdigest()
+
+
+def _is_current(fd: int, folder: int, name: str) -> bool:
+    """Whether `fd` is still the file named `name` in `folder` (not replaced by a rename, nor deleted)."""
+    try:
+        named = os.stat(name, dir_fd=folder, follow_symlinks=False)
+    except FileNotFoundError:
+        return False
+    opened = os.fstat(fd)
+    return (named.st_dev, named.st_ino) == (opened.st_dev, opened.st_ino)
+
+
+def _lock_current(folder: int, name: str, shown: Sequence[str]) -> int | None:
+    """A descriptor of the regular file now named `name`, exclusively locked (None: there is no such file)."""
+    while True:
+        try:
+            fd = os.open(name, os.O_RDONLY | _LEAF_FLAGS, dir_fd=folder)
+        except FileNotFoundError:
+            return None
+        except OSError as exc:
+            raise _escape(exc, shown, folder) from None
+        _check_regular(fd, shown)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            _write_all(fd, data)
-            os.fchmod(fd, current.st_mode & 0o777 if current is not None else 0o644)
-            os.fsync(fd)
-            os.replace(temp, name, src_dir_fd=folder, dst_dir_fd=folder)
+            current = _is_current(fd, folder, name)
         except BaseException:
-            with contextlib.suppress(OSError):
-                os.unlink(temp, dir_fd=folder)
-            raise
-        finally:
             os.close(fd)
-    return hashlib.sha256(data).hexdigest()
+            raise
+        if current:
+            return fd
+        os.close(fd)
 
 
 def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path) -> str | None:
@@ -250,9 +290,8 @@ def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path
     Other writers' appends are never overwritten (there is no rewrite), memtui writers are serialised by
     a lock on the file, and nothing below `root` is followed. Returns the appended text (None: nothing)."""
     parts = parts_below(root, path)
-    fd = open_beneath(root, parts, os.O_RDWR | os.O_APPEND | os.O_CREAT, make_dirs=True)
+    fd = _open_locked_for_append(root, parts)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
         chunks = []
         offset = 0
         while block := os.pread(fd, 1 << 20, offset):
@@ -264,6 +303,23 @@ def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path
             os.fsync(fd)
         return text or None
     finally:
+        os.close(fd)
+
+
+def _open_locked_for_append(root: Path, parts: Sequence[str]) -> int:
+    """`root/parts…` opened for appending (created when missing) and exclusively locked, reopened when a save
+    replaced it while this waited for the lock (an append to the replaced file would be lost)."""
+    while True:
+        fd = open_beneath(root, parts, os.O_RDWR | os.O_APPEND | os.O_CREAT, make_dirs=True)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            with _folder(root, parts[:-1], make=False) as folder:
+                current = _is_current(fd, folder, parts[-1])
+        except BaseException:
+            os.close(fd)
+            raise
+        if current:
+            return fd
         os.close(fd)
 
 
