@@ -172,3 +172,14 @@ async def test_number_keys_switch_the_sessions_tabs_and_help_lists_them(manager:
         await settle(app, pilot)
         assert isinstance(app.screen, HelpScreen)
         assert {"1", "2", "3"} <= {keys for keys, *_ in app.screen.rows}
+
+
+def test_the_trace_tells_the_raw_cosine_from_the_rescaled_vector_score(hybrid_manager: MemoryManager) -> None:
+    from memtui.tui.widgets.trace import trace_lines
+
+    response = hybrid_manager.search("Redis eviction policy")
+    assert response.vector_normalization
+    for hit in response.results:
+        row = dict(trace_lines(hit, response))["vector list"]
+        if hit.cosine is not None and hit.vector_score is not None:
+            assert f"cosine {hit.cosine:.3f} → vector {hit.vector_score:.3f}" in row, row

@@ -57,6 +57,20 @@ def _threshold(hit: Candidate, response: SearchResponse) -> str:
     return f"{hit.score:.3f} ≥ minScore {response.min_score:.2f}"
 
 
+def _vector_list(hit: Candidate, response: SearchResponse) -> str:
+    """The vector side: the raw cosine, and the vector score made of it when the profile rescales it."""
+    scaled = response.vector_normalization is not None and hit.cosine is not None
+    if hit.vector_rank is None:
+        if scaled and hit.vector_score is not None:
+            return (f"not a vector candidate; its cosine {_fmt(hit.cosine)} → vector {_fmt(hit.vector_score)} "
+                    f"({response.vector_normalization})")
+        return "not a vector candidate (vector counts as 0)"
+    if scaled:
+        return (f"#{hit.vector_rank} · cosine {_fmt(hit.cosine)} → vector {_fmt(hit.vector_score)} "
+                f"({response.vector_normalization})")
+    return f"#{hit.vector_rank} · cosine {_fmt(hit.vector_score)}"
+
+
 def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str]]:
     """(label, value) rows explaining how the hit's score and rank came about."""
     rows: list[tuple[str, str]] = [("rank", _order(hit, response))]
@@ -75,8 +89,7 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}{how}"
                  if hit.text_rank is not None else "not a keyword candidate (text counts as 0)"))
     if response.mode != "fts-only":
-        rows.append(("vector list", f"#{hit.vector_rank} · cosine {_fmt(hit.vector_score)}"
-                     if hit.vector_rank is not None else "not a vector candidate (vector counts as 0)"))
+        rows.append(("vector list", _vector_list(hit, response)))
     if hit.age_days is not None or hit.decay != 1.0:
         rows.append(("decay", f"×{hit.decay:.3f} (age {hit.age_days or 0:.1f} d) → {hit.score:.3f}"))
     else:
