@@ -318,6 +318,8 @@ class MemoryManager(EventHub):
                     return SyncReport(reason=reason, full=True)
                 temp.write_meta(_meta_json(build_meta(self.env.workspace_dir, self.settings, self.provider,
                                                       self._temp_dims(temp))))
+                # Readers see the rebuilt index as soon as it is installed: it records its workspace already.
+                temp.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)
                 if self.settings.cache.max_entries:
                     temp.cache_prune(self.settings.cache.max_entries)
             finally:

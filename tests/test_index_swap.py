@@ -176,3 +176,25 @@ def test_killed_full_rebuilds_leave_nothing_behind_and_the_old_index_answers(tmp
     assert _cli(tmp_path, workspace, "index").returncode == 0
     index = index_of(tmp_path / "state", workspace)
     assert sorted(p.name for p in state.iterdir()) == [index.name, f"{index.name}.lock"]
+
+
+def test_a_read_only_reader_right_after_a_rebuild_is_installed_answers(make_env: Callable[..., AgentEnv],
+                                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The moment another process opens the index is arbitrary; this one is just after the rebuilt index was
+    # copied into the live file, before the sync finished. It must not look like another workspace's index.
+    with MemoryManager(make_env()) as engine:
+        engine.sync()
+        install = MemoryManager._install
+        answers: list[Any] = []
+
+        def install_then_read(self: MemoryManager, built: Path) -> None:
+            install(self, built)
+            try:
+                with MemoryManager(make_env(read_only=True)) as reader:
+                    answers.append([hit["path"] for hit in reader.memory_search("pgbouncer")["results"]])
+            except Exception as exc:
+                answers.append(str(exc))
+
+        monkeypatch.setattr(MemoryManager, "_install", install_then_read)
+        engine.sync(force=True)
+    assert answers == [["memory/2026-11-28.md"]]
