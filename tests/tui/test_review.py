@@ -183,3 +183,36 @@ def test_the_trace_tells_the_raw_cosine_from_the_rescaled_vector_score(hybrid_ma
         row = dict(trace_lines(hit, response))["vector list"]
         if hit.cosine is not None and hit.vector_score is not None:
             assert f"cosine {hit.cosine:.3f} → vector {hit.vector_score:.3f}" in row, row
+
+
+async def test_a_file_deleted_while_open_is_marked_and_saving_asks_to_write_it_again(manager: MemoryManager,
+                                                                                     make_app) -> None:
+    import threading
+
+    from memtui.index.events import IndexEvent
+    from memtui.tui.screens import ChoiceModal
+
+    app = make_app(manager)
+    target = manager.env.workspace_dir / "memory" / "2026-04-10.md"
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        app.open_file("memory/2026-04-10.md", target)
+        await pilot.pause()
+        target.unlink()
+        thread = threading.Thread(target=manager.emit, args=(IndexEvent("file-changed", paths=(
+            "memory/2026-04-10.md",)),))
+        thread.start()
+        thread.join()
+        await settle(app, pilot)
+        assert "deleted on disk" in str(app.query_one("#viewer-title", Static).render())
+        app.focus_now(app.viewer.content_widget)
+        await pilot.press("e")
+        await pilot.pause()
+        assert app.viewer.editing
+        await pilot.press("x", "ctrl+s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, ChoiceModal) and "deleted" in app.screen.title_text
+        await pilot.press("w")
+        await settle(app, pilot)
+        assert target.read_text(encoding="utf-8").startswith("x# 2026-04-10")
+        assert "deleted" not in str(app.query_one("#viewer-title", Static).render())

@@ -104,6 +104,10 @@ class BrowserController(MemtuiBase):
             elif viewer.abs_path is not None and viewer.abs_path.exists():
                 viewer.reload()
                 self.notify(f"Reloaded {viewer.rel}")
+            if viewer.abs_path is not None and not viewer.abs_path.exists() and not viewer.deleted:
+                viewer.mark_deleted()
+                self.notify(f"{viewer.rel} was deleted on disk; saving from the editor writes it again",
+                            severity="warning")
 
     # -- the file filter ----------------------------------------------------------------------
 

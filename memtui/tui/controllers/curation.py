@@ -61,6 +61,13 @@ class CurationController(MemtuiBase):
             digest = save_memory_file(self.manager.env.workspace_dir, viewer.rel or "", viewer.text_area.text,
                                       expected_digest=expected, extra_paths=self.manager.settings.extra_paths)
         except ConflictError:
+            if not viewer.abs_path.exists():
+                self.push_screen(ChoiceModal(
+                    "File deleted on disk",
+                    f"{viewer.rel} was deleted on disk since you opened it. Write it again with your edits, or "
+                    "keep editing?", [("overwrite", "Write it again"), ("cancel", "Keep editing")]),
+                    self._conflict_choice)
+                return
             self.push_screen(ChoiceModal(
                 "File changed on disk",
                 f"{viewer.rel} changed on disk since you opened it. Overwrite it with your edits, reload it "

@@ -122,8 +122,9 @@ class IndexController(MemtuiBase):
         self.refresh_status()
         report = message.report
         if (report.files_changed or report.files_deleted) and not self._quiet_sync:
-            self.notify(f"Indexed {report.files_changed} changed file(s), {report.chunks_written} chunk(s)",
-                        title="Index")
+            removed = f", {report.files_deleted} removed" if report.files_deleted else ""
+            self.notify(f"Indexed {report.files_changed} changed file(s){removed}, {report.chunks_written} "
+                        "chunk(s)", title="Index")
         self._quiet_sync = False
 
     @on(IndexFailed)

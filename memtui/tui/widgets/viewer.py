@@ -6,6 +6,7 @@ import hashlib
 from pathlib import Path
 from typing import ClassVar
 
+from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
@@ -69,6 +70,7 @@ class FileViewer(Vertical):
         self.loaded_text = ""
         self.digest: str | None = None
         self.mode = "rendered"
+        self.deleted = False  # the open file was removed on disk after it was loaded
 
     def compose(self) -> ComposeResult:
         """Header line, then the rendered / raw switcher."""
@@ -108,6 +110,7 @@ class FileViewer(Vertical):
             data = handle.read()
         text = data.decode("utf-8", errors="replace")
         self.rel, self.abs_path = rel, abs_path
+        self.deleted = False
         self.loaded_text = text
         self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
@@ -169,7 +172,13 @@ class FileViewer(Vertical):
         """After a save: the editor's text is what is on disk now."""
         self.loaded_text = self.text_area.text
         self.digest = digest
+        self.deleted = False
         self.query_one("#viewer-markdown", FocusableMarkdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
+        self._title()
+
+    def mark_deleted(self) -> None:
+        """The open file is gone from disk: say so in the header (the text stays, to save it again)."""
+        self.deleted = True
         self._title()
 
     def refresh_title(self) -> None:
@@ -180,4 +189,7 @@ class FileViewer(Vertical):
         if self.rel is None:
             return
         flag = " ● unsaved" if self.dirty else ""
-        self.query_one("#viewer-title", Static).update(f"{self.rel} · {self.mode}{flag}")
+        title = Text(f"{self.rel} · {self.mode}{flag}")
+        if self.deleted:
+            title.append(" · deleted on disk", style="bold yellow")
+        self.query_one("#viewer-title", Static).update(title)
