@@ -216,3 +216,17 @@ async def test_a_file_deleted_while_open_is_marked_and_saving_asks_to_write_it_a
         await settle(app, pilot)
         assert target.read_text(encoding="utf-8").startswith("x# 2026-04-10")
         assert "deleted" not in str(app.query_one("#viewer-title", Static).render())
+
+
+def test_the_status_line_fits_80_columns_keeping_what_matters(manager: MemoryManager) -> None:
+    from memtui.tui.widgets.status_bar import status_text
+
+    status = manager.status()
+    line = status_text(status, "started with --provider none", tuned=["vectorWeight", "minScore"], width=80)
+    assert line.cell_len < 80, line.plain
+    assert "keyword-only" in line.plain and "--provider none" in line.plain and "tuned (2)" in line.plain
+    empty = dict(status, files=0, chunks=0)
+    line = status_text(empty, width=80)
+    assert line.cell_len < 80 and "no memory files yet" in line.plain, line.plain
+    wide = status_text(status, "started with --provider none", width=200).plain
+    assert "memtui model install" in wide and "clean" in wide

@@ -30,46 +30,57 @@ def short_model(model: str) -> str:
     return name
 
 
+def _part(*pieces: tuple[str, str]) -> Text:
+    text = Text()
+    for words, style in pieces:
+        text.append(words, style=style)
+    return text
+
+
 def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[str] | None = None,
                 width: int = 200) -> Text:
     """One line summarising `MemoryManager.status()`: provider and model (or why search is keyword-only),
-    profile, counts, FTS / vector availability, dirty, fallback, and the knobs tuned away from the config."""
+    profile, counts, FTS / vector availability, dirty, fallback, and the knobs tuned away from the config.
+    Parts that matter least (the model hint, the model, the ✓ marks, clean) are left out until it fits `width`."""
     narrow = width <= NARROW
-    text = Text()
     fts_only = status["custom"]["searchMode"] == "fts-only"
+    parts: list[tuple[int, Text]] = []  # (drop order: higher goes first, 0 never, Text)
     if fts_only:
-        text.append(" keyword-only", style="bold yellow")
+        parts.append((0, _part((" keyword-only", "bold yellow"))))
     else:
-        text.append(f" {status['provider']}", style="bold")
-        if not narrow:
-            text.append(f" · {short_model(status['model'])}")
-            text.append(f" · profile {status['profile']}")
+        parts.append((0, _part((f" {status['provider']}", "bold"))))
+        parts.append((5, _part((f" · {short_model(status['model'])}", ""))))
+        parts.append((6, _part((f" · profile {status['profile']}", ""))))
     if status["files"] == 0:
-        text.append(" · no memory files yet: try memtui demo, or memtui --workspace DIR", style="yellow")
+        parts.append((1, _part((" · no memory files yet", "yellow"))))
+        parts.append((7, _part((": try memtui demo, or memtui --workspace DIR", "yellow"))))
     else:
-        text.append(f" · {status['files']:,} files · {status['chunks']:,} chunks")
+        parts.append((1, _part((f" · {status['files']:,} files · {status['chunks']:,} chunks", ""))))
     fts, vector = status["fts"], status["vector"]
     if not fts_only or not fts["available"]:
-        text.append(" · FTS ")
-        text.append("✓" if fts["available"] else "✗", style="green" if fts["available"] else "red")
+        parts.append((4 if fts["available"] else 1, _part((" · FTS ", ""), ("✓", "green") if fts["available"]
+                                                          else ("✗", "red"))))
     if not fts_only:
-        text.append(" vec ")
-        text.append("✓" if vector["available"] else "✗ (cosine in Python)",
-                    style="green" if vector["available"] else "yellow")
-    text.append(" · ")
-    text.append("dirty" if status["dirty"] else "clean", style="yellow" if status["dirty"] else "green")
+        parts.append((4 if vector["available"] else 2, _part((" vec ", ""), ("✓", "green") if vector["available"]
+                                                             else ("✗ (cosine in Python)", "yellow"))))
+    parts.append((3, _part((" · ", ""), ("dirty", "yellow") if status["dirty"] else ("clean", "green"))))
     if status.get("fallback"):
-        text.append(f" · fallback from {status['fallback']['from']}", style="yellow")
+        parts.append((2, _part((f" · fallback from {status['fallback']['from']}", "yellow"))))
     if status["readOnly"]:
-        text.append(" · read-only", style="yellow")
+        parts.append((1, _part((" · read-only", "yellow"))))
     if tuned:
-        text.append(" · ")
-        text.append(f"tuned ({len(tuned)})" if narrow else "tuned: " + ", ".join(tuned), style="bold yellow")
+        parts.append((1, _part((" · ", ""), (f"tuned ({len(tuned)})" if narrow else "tuned: " + ", ".join(tuned),
+                                             "bold yellow"))))
     if fts_only:
-        text.append(f" · {fts_only_reason(status, note)}", style="yellow")
-        if not narrow:
-            text.append(" → ")
-            text.append(MODEL_HINT, style="bold")
+        parts.append((2, _part((f" · {fts_only_reason(status, note)}", "yellow"))))
+        parts.append((8, _part((" → ", ""), (MODEL_HINT, "bold"))))
+    for drop in range(8, 0, -1):
+        if sum(part.cell_len for _, part in parts) < width:
+            break
+        parts = [(order, part) for order, part in parts if order != drop]
+    text = Text()
+    for _, part in parts:
+        text.append_text(part)
     return text
 
 
