@@ -3,10 +3,11 @@
     python benchmarks/make_screenshots.py [--out screenshots] [--only main tuning ...]
 
 The demo is installed into a temporary folder with a frozen "today", memtui's local embedding model
-(all-MiniLM-L6-v2, converted from the installed package) goes into the demo's state dir, and the demo is indexed
-with the local provider. A few `memory_search` calls (what the agent's tool does) give the dreams view its
-short-term recalls. Each screen is driven in a fresh app at 120×36; the SVG's font family is rewritten to DejaVu
-Sans Mono before cairosvg converts it, so columns line up.
+(all-MiniLM-L6-v2, converted from the installed package into the per-user model cache when it is not there yet),
+and the demo is indexed with the local provider. A few `memory_search` calls (what the agent's tool does) give the
+dreams view its short-term recalls. Each screen is driven in a fresh app at 120×36 (80×24 and 200×50 for the
+screens named so); the SVG's font family is rewritten to DejaVu Sans Mono before cairosvg converts it, so columns
+line up.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from pathlib import Path
 import cairosvg
 
 from memtui.demo import install_demo
-from memtui.embeddings.model_store import install_model
+from memtui.embeddings.model_store import install_model, installed_model_path
 from memtui.manager import MemoryManager
 from memtui.settings.agent import resolve_agent
 from memtui.tui.app import MemtuiApp
@@ -30,7 +31,7 @@ from memtui.tui.tuning import KNOBS
 
 ROOT = Path(__file__).resolve().parents[1]
 SIZE = (120, 36)
-SIZES = {"main-80x24": (80, 24), "main-200x50": (200, 50)}
+SIZES = {"main-80x24": (80, 24), "main-200x50": (200, 50), "tuning-80x24": (80, 24), "help-80x24": (80, 24)}
 TODAY = date(2026, 11, 30)
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
 QUERY = "why did the gateway return 502s"
@@ -134,8 +135,8 @@ async def palette(app: MemtuiApp, pilot) -> None:
 
 SCREENS: dict[str, Callable[..., Awaitable[None]]] = {
     "main": main_screen, "main-80x24": main_screen, "main-200x50": main_screen, "file": file_view,
-    "tuning": tuning, "why-not": why_not, "sessions": sessions,
-    "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "dreams": dreams,
+    "tuning": tuning, "tuning-80x24": tuning, "why-not": why_not, "sessions": sessions,
+    "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "help-80x24": help_screen, "dreams": dreams,
     "status": status, "palette": palette,
 }
 
@@ -158,7 +159,8 @@ async def render(name: str, manager: MemoryManager, out: Path) -> None:
 def prepare_demo(scratch: Path) -> MemoryManager:
     """Install the demo and the model, index with the local provider, record a few agent searches."""
     paths = install_demo(scratch / "demo", today=TODAY)
-    install_model(paths.state_dir)
+    if installed_model_path(paths.state_dir) is None:
+        install_model()  # into the per-user model cache, where the local provider looks
     env = resolve_agent(state_dir=str(paths.state_dir), provider="local", env={})
     manager = MemoryManager(env)
     manager.sync(reason="screenshots")

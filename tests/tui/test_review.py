@@ -230,3 +230,16 @@ def test_the_status_line_fits_80_columns_keeping_what_matters(manager: MemoryMan
     assert line.cell_len < 80 and "no memory files yet" in line.plain, line.plain
     wide = status_text(status, "started with --provider none", width=200).plain
     assert "memtui model install" in wide and "clean" in wide
+
+
+async def test_z_makes_the_results_fill_the_screen(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("z")
+        await pilot.pause()
+        assert app.screen.maximized is app.results and app.results.size.height >= 20, app.results.size
+        await pilot.press("z", "2", "z")
+        await pilot.pause()
+        side = app.query_one("#side")
+        assert app.screen.maximized is side and side.size.width >= 78, side.size
