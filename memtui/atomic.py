@@ -159,11 +159,14 @@ def _digest_of(folder: int, name: str) -> str | None:
         return hashlib.sha256(handle.read()).hexdigest()
 
 
-def remove_stale_temps(folder: int) -> int:
-    """Delete temp files of killed writes in a folder (unlocked and older than `STALE_TEMP_S`); returns how many."""
+def remove_stale_temps(folder: int, of: Sequence[str] | None = None) -> int:
+    """Delete temp files of killed writes in a folder (unlocked and older than `STALE_TEMP_S`), only those of
+    the files named in `of` when given; returns how many."""
     removed = 0
+    prefixes = tuple(f".{name}." for name in of) if of is not None else ("",)
     with os.scandir(folder) as entries:
-        names = [e.name for e in entries if _TEMP_NAME.match(e.name) and e.is_file(follow_symlinks=False)]
+        names = [e.name for e in entries if _TEMP_NAME.match(e.name) and e.name.startswith(prefixes)
+                 and e.is_file(follow_symlinks=False)]
     for name in names:
         try:
             fd = os.open(name, os.O_RDONLY | _LEAF_FLAGS, dir_fd=folder)
@@ -180,6 +183,20 @@ def remove_stale_temps(folder: int) -> int:
         finally:
             os.close(fd)
     return removed
+
+
+def sweep_stale_temps_of(directory: Path, names: Sequence[str]) -> int:
+    """`remove_stale_temps` of the files `names` in `directory` only (not below it, nor other programs' files)."""
+    try:
+        fd = os.open(directory, _DIR_FLAGS)
+    except OSError:
+        return 0
+    try:
+        return remove_stale_temps(fd, names)
+    except OSError:
+        return 0
+    finally:
+        os.close(fd)
 
 
 def sweep_stale_temps(directory: Path) -> int:
@@ -224,7 +241,7 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
             raise EscapeError(f"{'/'.join(parts)} is a symlink; refusing to write through it")
         if current is not None and not stat.S_ISREG(current.st_mode):
             raise EscapeError(f"{'/'.join(parts)} is not a regular file; refusing to replace it")
-        remove_stale_temps(folder)
+        remove_stale_temps(folder, (name,))
         # memtui's appends to the file wait until it is replaced, then append to the new one (`append_text`).
         held = _lock_current(folder, name, parts)
         temp = f".{name}.{secrets.token_hex(6)}.tmp"

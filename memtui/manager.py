@@ -10,7 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from memtui.atomic import sweep_stale_temps
+from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
 from memtui.index.events import EventHub, IndexEvent
@@ -40,6 +40,8 @@ if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a o
     from memtui.index.indexer import Indexer, Progress, ProgressCallback, SyncReport
 
 _UNSET: Any = object()
+# The workspace's own memory files, whose saves leave temp files beside them when killed.
+ROOT_FILES = ("MEMORY.md", "DREAMS.md", "dreams.md")
 REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
@@ -243,11 +245,13 @@ class MemoryManager(EventHub):
 
     def _sweep_leftovers(self) -> None:
         """Remove what killed runs left (the writer lock is held, so no other rebuild is running): temp
-        index files of interrupted full rebuilds, and temp files of interrupted saves under `memory/`."""
+        index files of interrupted full rebuilds, and temp files of interrupted saves under `memory/` and of
+        MEMORY.md / DREAMS.md."""
         remove_leftovers(self.env.store_path)
         memory_dir = self.env.workspace_dir / "memory"
         if memory_dir.is_dir() and not memory_dir.is_symlink():
             sweep_stale_temps(memory_dir)
+        sweep_stale_temps_of(self.env.workspace_dir, ROOT_FILES)
 
     def _sync_locked(self, *, force: bool, reason: str, progress: ProgressCallback,
                      should_stop: Callable[[], bool] | None, session_files: list[Path] | None,

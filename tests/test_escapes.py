@@ -196,7 +196,7 @@ root = Path(sys.argv[1])
 text = "x" * (8 << 20)
 print("ready", flush=True)
 while True:
-    atomic_write_text(root / "memory" / "big.md", text, root=root)
+    atomic_write_text(root / sys.argv[2], text, root=root)
 """
 
 
@@ -204,23 +204,31 @@ def _temps(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".tmp"))
 
 
-def test_temp_files_of_killed_saves_are_removed_by_the_next_index(tmp_path: Path, workspace: Path) -> None:
+@pytest.mark.parametrize("saved", ["memory/big.md", "MEMORY.md"])
+def test_temp_files_of_killed_saves_are_removed_by_the_next_index(tmp_path: Path, workspace: Path,
+                                                                  saved: str) -> None:
+    folder = (workspace / saved).parent
+    # Another program's file that merely looks like a temp file is not memtui's to delete.
+    unrelated = workspace / ".other.0123456789ab.tmp"
+    unrelated.write_text("not memtui's\n", encoding="utf-8")
+    os.utime(unrelated, (time.time() - 60, time.time() - 60))
     left: list[str] = []
     for _ in range(20):
-        saver = subprocess.Popen([sys.executable, "-c", SAVER, str(workspace)], stdout=subprocess.PIPE, text=True,
-                                 env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+        saver = subprocess.Popen([sys.executable, "-c", SAVER, str(workspace), saved], stdout=subprocess.PIPE,
+                                 text=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
         assert saver.stdout is not None and saver.stdout.readline() == "ready\n"
         time.sleep(0.15)
         saver.send_signal(signal.SIGKILL)
         saver.wait()
-        left = _temps(workspace / "memory")
+        left = [name for name in _temps(folder) if name != unrelated.name]
         if left:
             break
     assert left, "no kill landed during a write"
     time.sleep(1.1)
     done = _cli(tmp_path, workspace, "index")
     assert done.returncode == 0, done.stderr
-    assert _temps(workspace / "memory") == []
+    assert [name for name in _temps(folder) if name != unrelated.name] == []
+    assert unrelated.exists()
 
 
 # -- reads that may follow a link inside the workspace (bootstrap MEMORY.md, promotion sources) ---------
