@@ -10,8 +10,9 @@ Classes (a failure is what a user would call a bug):
   kills        `kill -9` of `index --force`, of an incremental `index` and of a saving process, at random
                moments. Failure: the next `search` misses a note, the index shows 0 chunks or no meta,
                a temp file survives the next `index`, or `status` says clean after a killed incremental run.
-  concurrency  readers opening the index while another process rebuilds it, and an agent appending to a
-               daily log while memtui appends notes. Failure: a reader sees an empty or broken index,
+  concurrency  readers (raw and --read-only searches) opening the index while another process rebuilds it;
+               an agent appending to a daily log while memtui appends notes; memtui appending while an
+               editor saves the same log. Failure: a reader sees an empty or broken index or no answer,
                a rebuild fails, or an appended line is lost.
   bad inputs   deep JSON in a transcript, a folder 1,100 levels deep, a deep config, nonsense chunking,
                foreign/truncated/random index files, an unwritable state dir, malformed MCP lines.
@@ -38,15 +39,16 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+from hashlib import sha256
 from pathlib import Path
 
-from memtui.atomic import atomic_write_text
+from memtui.atomic import ConflictError, atomic_write_text
 from memtui.errors import MemtuiError
 from memtui.index.store import Store
 from memtui.manager import MemoryManager
 from memtui.settings.agent import resolve_agent
 from memtui.tools import memory_get
-from memtui.tui.curation import append_note
+from memtui.tui.curation import append_note, save_memory_file
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path])}
 DAY = date(2026, 11, 30)
@@ -254,7 +256,10 @@ OPENER = """
 import json, sys, time
 from pathlib import Path
 from memtui.index.store import Store
+from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 path, seconds = Path(sys.argv[1]), float(sys.argv[2])
+env = resolve_agent(state_dir=sys.argv[3], workspace=sys.argv[4], provider="none", read_only=True)
 deadline = time.monotonic() + seconds
 while time.monotonic() < deadline:
     try:
@@ -263,6 +268,8 @@ while time.monotonic() < deadline:
         time.sleep(0.03)
         seen.append(store.chunk_count())
         store.close()
+        with MemoryManager(env) as reader:
+            seen.append(bool(reader.memory_search("payment webhook runbook")["results"]))
     except Exception as exc:
         seen = [f"{type(exc).__name__}: {exc}"]
     print(json.dumps(seen), flush=True)
@@ -274,6 +281,15 @@ for i in range(int(sys.argv[2])):
         handle.write(f"- agent line {i}\\n")
 """
 
+NOTER = """
+import sys
+from pathlib import Path
+from memtui.tui.curation import append_note, save_memory_file
+from datetime import date
+for i in range(int(sys.argv[2])):
+    append_note(Path(sys.argv[1]), date(2026, 11, 30), f"racing note {i}")
+"""
+
 
 def concurrency(root: Path, tally: Tally, rounds: int) -> None:
     workspace = make_workspace(root / "conc", 60)
@@ -282,7 +298,8 @@ def concurrency(root: Path, tally: Tally, rounds: int) -> None:
         manager.sync()
         chunks = manager.store.chunk_count()
         seconds = 2.0 + rounds * 0.5
-        readers = [subprocess.Popen([sys.executable, "-c", OPENER, str(env.store_path), str(seconds + 1)],
+        readers = [subprocess.Popen([sys.executable, "-c", OPENER, str(env.store_path), str(seconds + 1),
+                                     str(root / "conc" / "state"), str(workspace)],
                                     stdout=subprocess.PIPE, text=True, env=ENV) for _ in range(3)]
         time.sleep(0.8)
         deadline = time.monotonic() + seconds
@@ -294,7 +311,7 @@ def concurrency(root: Path, tally: Tally, rounds: int) -> None:
                 tally.record(False, "rebuild failed")
     for reader in readers:
         for line in reader.communicate(timeout=60)[0].splitlines():
-            tally.record(json.loads(line) == [chunks, True, chunks], "a reader saw an empty or broken index")
+            tally.record(json.loads(line) == [chunks, True, chunks, True], "a reader saw an empty or broken index")
     log = workspace / "memory" / f"{DAY.isoformat()}.md"
     log.write_text(f"# {DAY.isoformat()}\n")
     lines = 500 * rounds
@@ -311,6 +328,17 @@ def concurrency(root: Path, tally: Tally, rounds: int) -> None:
         tally.record(f"- agent line {i}" in agent_seen, "an agent's line was lost")
     for i in range(notes):
         tally.record(f"- note {i}" in notes_seen, "a note was lost")
+    # an editor saving the log (its text plus a line, refused when it changed) while memtui appends notes
+    noter = subprocess.Popen([sys.executable, "-c", NOTER, str(workspace), str(lines // 2)], env=ENV)
+    rel = log.relative_to(workspace).as_posix()
+    while noter.poll() is None:
+        data = log.read_bytes()
+        with contextlib.suppress(ConflictError):
+            save_memory_file(workspace, rel, data.decode() + "- saved\n", expected_digest=sha256(data).hexdigest())
+    noter.wait()
+    text = log.read_text()
+    for i in range(lines // 2):
+        tally.record(f"- racing note {i}\n" in text, "a note appended during a save was lost")
 
 
 # -- bad inputs ---------------------------------------------------------------------------------------------------
