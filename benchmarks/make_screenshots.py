@@ -136,8 +136,8 @@ async def palette(app: MemtuiApp, pilot) -> None:
 SCREENS: dict[str, Callable[..., Awaitable[None]]] = {
     "main": main_screen, "main-80x24": main_screen, "main-200x50": main_screen, "file": file_view,
     "tuning": tuning, "tuning-80x24": tuning, "why-not": why_not, "sessions": sessions,
-    "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "help-80x24": help_screen, "dreams": dreams,
-    "status": status, "palette": palette,
+    "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "help-80x24": help_screen,
+    "dreams": dreams, "status": status, "palette": palette,
 }
 
 

@@ -3,6 +3,7 @@ and why a query found nothing."""
 
 from __future__ import annotations
 
+import textwrap
 from typing import Any
 
 from rich.text import Text
@@ -13,13 +14,18 @@ from memtui.search.ranking import bm25_rank_to_score
 SCORE_RULE = "score >= minScore"  # the engine's plain rule; memtui's hybrid profile thresholds the evidence
 
 
+LABEL = 22  # label column
+VALUE = 44  # value column: long values wrap inside it, so they read at 80 columns too
+
+
 def _section(text: Text, title: str) -> None:
-    text.append(f"\n{title}\n", style="bold underline")
+    text.append(f"\n{title}\n" if text else f"{title}\n", style="bold underline")
 
 
 def _row(text: Text, label: str, value: object, style: str = "") -> None:
-    text.append(f"  {label:<22}", style="dim")
-    text.append(f"{value}\n", style=style)
+    text.append(f"  {label:<{LABEL}}", style="dim")
+    lines = textwrap.wrap(str(value), VALUE, break_long_words=False, break_on_hyphens=False) or [""]
+    text.append(("\n" + " " * (LABEL + 2)).join(lines) + "\n", style=style)
 
 
 def _tick(ok: bool) -> tuple[str, str]:

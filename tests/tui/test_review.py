@@ -27,7 +27,7 @@ async def test_the_search_row_shows_mode_and_counts(manager: MemoryManager, make
     async with app.run_test(size=(120, 36)) as pilot:
         await search(app, pilot, "redis")
         info = app.query_one("#search-info", Static)
-        assert "shown" in str(info.render()) and info.size.width > 10
+        assert " of " in str(info.render()) and "candidates" in str(info.render()) and info.size.width > 10
 
 
 async def test_at_80_columns_the_tuning_panel_leaves_the_vector_text_pair(hybrid_manager: MemoryManager,
@@ -91,7 +91,8 @@ def test_the_status_view_reads_as_sentences(manager: MemoryManager) -> None:
     from memtui.tui.explain import status_view
 
     lines = status_view(manager.status()).plain.splitlines()
-    sync = next(line for line in lines if "last sync" in line)
+    at = next(i for i, line in enumerate(lines) if "last sync" in line)
+    sync = " ".join([lines[at], *(line.strip() for line in lines[at + 1:] if line.startswith(" " * 24))])
     assert "False" not in sync and "None" not in sync and "elapsedMs" not in sync, sync
     assert "files checked" in sync and " ms" in sync
     rows = [line for line in lines if line.startswith("  ") and len(line) > 24]

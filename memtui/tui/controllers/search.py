@@ -195,7 +195,7 @@ class SearchController(MemtuiBase):
     def _update_search_info(self, response: SearchResponse) -> None:
         info = Text()
         info.append(f" {response.mode}", style="bold")
-        info.append(f" · {len(response.candidates)} cand. · {len(response.results)} shown")
+        info.append(f" · {len(response.results)} of {len(response.candidates)} candidates")
         if response.relaxed:
             info.append(" · relaxed", style="yellow")
         if response.filtered_count:
