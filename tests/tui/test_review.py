@@ -244,3 +244,12 @@ async def test_z_makes_the_results_fill_the_screen(manager: MemoryManager, make_
         await pilot.pause()
         side = app.query_one("#side")
         assert app.screen.maximized is side and side.size.width >= 78, side.size
+
+
+def test_starting_the_app_does_not_load_numpy() -> None:
+    import subprocess
+    import sys
+
+    code = "import sys, memtui.tui.app; print('numpy' in sys.modules)"
+    shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert shown.strip() == "False"  # why-not's numpy loads on first use, not before the first frame

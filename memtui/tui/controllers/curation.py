@@ -14,7 +14,6 @@ from memtui.atomic import ConflictError
 from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
 from memtui.search.engine import Candidate
-from memtui.search.why_not import explain_chunk
 from memtui.tools import format_citation
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
@@ -150,6 +149,8 @@ class CurationController(MemtuiBase):
     @work(thread=True, exclusive=True, group="promotion", exit_on_error=False, description="Scoring the hit")
     def _configured_score_worker(self, hit: Candidate, text: str) -> None:
         """The hit's score under the configured settings: MEMORY.md records what the agent's search gives."""
+        from memtui.search.why_not import explain_chunk  # loads numpy: not at start-up
+
         assert self.response is not None
         settings = self.configured_tuning.apply(self.manager.settings)
         vector = self.query_vector(self.response.query)

@@ -12,7 +12,6 @@ from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from memtui.errors import MemtuiError
 from memtui.search.engine import Candidate, SearchResponse
-from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import no_hits_text, query_explanation
 from memtui.tui.history import HISTORY_FILE, QueryHistory
@@ -289,6 +288,8 @@ class SearchController(MemtuiBase):
             return
 
         def chosen(value: str | None) -> None:
+            from memtui.search.why_not import parse_location
+
             if not value:
                 return
             try:
@@ -302,6 +303,8 @@ class SearchController(MemtuiBase):
 
     def explain_location(self, path: str, line: int) -> None:
         """Explain the chunk of `path` covering `line`."""
+        from memtui.search.why_not import chunk_at
+
         try:
             row = chunk_at(self.manager, path, line)
         except MemtuiError as exc:
@@ -311,6 +314,8 @@ class SearchController(MemtuiBase):
 
     def explain(self, chunk_id: str) -> None:
         """Open the why-not dialog for a chunk."""
+        from memtui.search.why_not import explain_chunk  # loads numpy: not at start-up
+
         assert self.response is not None
         try:
             why = explain_chunk(self.manager, self.response, chunk_id,
