@@ -164,7 +164,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         except ImportError as exc:
             self.notify(f"Dreams view unavailable: {exc}", severity="warning")
             return
-        self.push_screen(DreamsScreen(self.manager.env.workspace_dir, now=self.now))
+        self.push_screen(DreamsScreen(self.manager.env.workspace_dir, now=self.now,
+                                      read_only=self.manager.env.read_only))
 
     # -- screenshot ---------------------------------------------------------------------------
 

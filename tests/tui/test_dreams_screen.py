@@ -42,5 +42,9 @@ async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_ap
         assert "×frequency" in detail and "evidence 3 recalls" in detail
         await pilot.press("p")
         await pilot.pause()
+        assert not (workspace / "MEMORY.md").read_text(encoding="utf-8").count("openclaw-memory-promotion")
+        await pilot.press("p")  # the dialog's Promote
+        await pilot.pause()
+        assert str(table.get_cell_at((rows["memory/2026-04-28.md:4-4"], 4))) == "promoted"
     memory = (workspace / "MEMORY.md").read_text(encoding="utf-8")
     assert "<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:4:4 -->" in memory

@@ -253,3 +253,28 @@ def test_starting_the_app_does_not_load_numpy() -> None:
     code = "import sys, memtui.tui.app; print('numpy' in sys.modules)"
     shown = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert shown.strip() == "False"  # why-not's numpy loads on first use, not before the first frame
+
+
+async def test_dreams_promotion_is_refused_on_a_read_only_index(manager: MemoryManager, make_app) -> None:
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from memtui.dreaming import record_search_hits
+    from memtui.tui.screens.dreams import DreamsScreen
+
+    workspace = manager.env.workspace_dir
+    line = "- Root cause: Redis maxmemory-policy reset to noeviction; fixed with allkeys-lru."
+    for hour, query in enumerate(("redis eviction", "noeviction fix", "checkout latency")):
+        record_search_hits(workspace, query, [("memory/2026-04-28.md", 4, 4, 0.9, line, "memory")],
+                           now=datetime(2026, 4, 29, 10 + hour, tzinfo=UTC))
+    before = (workspace / "MEMORY.md").read_text(encoding="utf-8")
+    manager.env = replace(manager.env, read_only=True)
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        await pilot.press("d")
+        await pilot.pause()
+        assert isinstance(app.screen, DreamsScreen)
+        await pilot.press("p", "p")
+        await pilot.pause()
+    assert (workspace / "MEMORY.md").read_text(encoding="utf-8") == before

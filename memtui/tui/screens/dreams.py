@@ -17,6 +17,7 @@ from textual.widgets import DataTable, Footer, Static
 from memtui.dreaming import Candidate, apply_promotions, list_candidates
 from memtui.dreaming.promotion import ANY_CANDIDATE
 from memtui.errors import MemtuiError
+from memtui.tui.screens.modals import ChoiceModal
 
 
 class DreamsScreen(Screen[None]):
@@ -29,10 +30,11 @@ class DreamsScreen(Screen[None]):
         Binding("k", "cursor_up", "Up", show=False),
     ]
 
-    def __init__(self, workspace_dir: Path, *, now: datetime | None = None) -> None:
+    def __init__(self, workspace_dir: Path, *, now: datetime | None = None, read_only: bool = False) -> None:
         super().__init__()
         self.workspace_dir = workspace_dir
         self.now = now
+        self.read_only = read_only
         self.candidates: list[Candidate] = []
 
     def compose(self) -> ComposeResult:
@@ -72,10 +74,24 @@ class DreamsScreen(Screen[None]):
             self.query_one("#dreams-detail", Static).update(_detail(candidate))
 
     def action_promote(self) -> None:
-        """Promote the highlighted candidate into MEMORY.md."""
+        """Promote the highlighted candidate into MEMORY.md, after asking (as the main screen does)."""
         candidate = self._selected()
         if candidate is None:
             return
+        if self.read_only:
+            self.notify("Read-only: promotion is disabled", severity="warning")
+            return
+        preview = Text(f"{candidate.source} (score {candidate.score:.3f}) goes into MEMORY.md:\n\n", style="bold")
+        preview.append(candidate.snippet)
+
+        def decided(choice: str | None) -> None:
+            if choice == "promote":
+                self._promote(candidate)
+
+        self.app.push_screen(ChoiceModal("Promote into MEMORY.md?", preview,
+                                         [("promote", "Promote"), ("cancel", "Cancel")]), decided)
+
+    def _promote(self, candidate: Candidate) -> None:
         try:
             result = apply_promotions(self.workspace_dir, [candidate], now=self.now, gates=ANY_CANDIDATE)
         except MemtuiError as exc:
@@ -83,6 +99,8 @@ class DreamsScreen(Screen[None]):
             return
         if result.appended:
             self.notify(f"Promoted {candidate.source} into MEMORY.md")
+            self.query_one("#dreams-table", DataTable).update_cell(candidate.key, "state", Text("promoted"))
+            self.call_later(self.app.run_action, "sync")  # MEMORY.md changed: the index follows
         else:
             reason = result.skipped[0][1] if result.skipped else "already in MEMORY.md"
             self.notify(f"Not promoted: {reason}", severity="warning")
