@@ -8,12 +8,12 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
-from memtui.index.events import EventHub, IndexEvent
+from memtui.index.events import EventHub, IndexEvent, SyncRequest
 from memtui.index.identity import WORKSPACE_KEY, WorkspaceCheck, check_workspace
 from memtui.index.meta import build_meta, full_reindex_reason
 from memtui.index.store import (
@@ -29,6 +29,7 @@ from memtui.index.store import (
     temp_index_path,
 )
 from memtui.issues import FileIssue
+from memtui.jscompat import js_stringify
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.search.fast_search import FastSearch
 from memtui.settings.agent import AgentEnv
@@ -62,6 +63,8 @@ class MemoryManager(EventHub):
             self.provider = provider
             self.provider_source = "injected"
         self._write_lock = threading.Lock()
+        # The provider (with its reason and fallback) a sync fell back from, to be tried again by the next sync.
+        self._failed: tuple[EmbeddingProvider | None, str | None, dict[str, str] | None] | None = None
         self.last_sync: SyncReport | None = None
         self.notices: list[FileIssue] = []
         self.store = self._open_store()
@@ -70,7 +73,7 @@ class MemoryManager(EventHub):
         self.fast = FastSearch()
         self.dirty = not env.read_only and (("memory" in self.settings.sources and self.index_mismatch() is not None)
                                             or self.workspace_check.foreign is not None)
-        self._sync_queue: list[_SyncRequest] = []
+        self._sync_queue: list[SyncRequest] = []
         self._sync_thread: threading.Thread | None = None
         self._queue_lock = threading.Lock()
         self._warm_sessions: set[str] = set()
@@ -166,8 +169,17 @@ class MemoryManager(EventHub):
     def close(self) -> None:
         """Close the store and the provider."""
         self.store.close()
-        if self.provider is not None:
-            self.provider.close()
+        for provider in (self.provider, self._failed[0] if self._failed else None):
+            if provider is not None:
+                provider.close()
+
+    def _retry_failed_provider(self) -> None:
+        """Go back to the provider a sync of this process fell back from, so a long-running process neither
+        stays keyword-only for its lifetime nor rebuilds keyword-only over a healthy process's vectors."""
+        if self._failed is not None:
+            if self.provider is not None:
+                self.provider.close()
+            (self.provider, self.provider_reason, self.fallback), self._failed = self._failed, None
 
     def __enter__(self) -> MemoryManager:
         return self
@@ -260,6 +272,7 @@ class MemoryManager(EventHub):
         forced_because = "forced"
         from memtui.index.indexer import EmbeddingFailed, Indexer, VectorSizeChanged
 
+        self._retry_failed_provider()
         self.store.repair_external_writes()
         while True:
             existing = self.store.read_meta()
@@ -274,7 +287,7 @@ class MemoryManager(EventHub):
                     report = indexer.sync(self.store, reason=reason, full=False, progress=progress,
                                           should_stop=should_stop, session_files=session_files,
                                           memory_paths=memory_paths)
-                    self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
+                    self.store.write_meta(js_stringify(self._wanted_meta(self._vector_dims())))
                     self._prune_cache()
                     report.repaired = REPAIRED if self.store.repairs > self._repairs_reported else None
                     self._repairs_reported = self.store.repairs
@@ -301,7 +314,7 @@ class MemoryManager(EventHub):
         build keeps its embedding cache; the meta row is written only when the build completed."""
         report = indexer.sync(self.store, reason=reason, full=True, progress=progress, should_stop=should_stop)
         if not (should_stop and should_stop()):
-            self.store.write_meta(_meta_json(self._wanted_meta(self._vector_dims())))
+            self.store.write_meta(js_stringify(self._wanted_meta(self._vector_dims())))
             self._prune_cache()
         return report
 
@@ -320,7 +333,7 @@ class MemoryManager(EventHub):
                 report = indexer.sync(temp, reason=reason, full=True, progress=progress, should_stop=should_stop)
                 if should_stop and should_stop():
                     return SyncReport(reason=reason, full=True)
-                temp.write_meta(_meta_json(build_meta(self.env.workspace_dir, self.settings, self.provider,
+                temp.write_meta(js_stringify(build_meta(self.env.workspace_dir, self.settings, self.provider,
                                                       self._temp_dims(temp))))
                 # Readers see the rebuilt index as soon as it is installed: it records its workspace already.
                 temp.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)
@@ -363,7 +376,9 @@ class MemoryManager(EventHub):
         from memtui.embeddings.select import fallback_provider
 
         failed = self.provider.id if self.provider is not None else NO_PROVIDER
-        if self.provider is not None:
+        if self._failed is None:  # kept: the next sync tries it again (`_retry_failed_provider`)
+            self._failed = (self.provider, self.provider_reason, self.fallback)
+        elif self.provider is not None:
             self.provider.close()
         selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
                                       reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
@@ -377,7 +392,7 @@ class MemoryManager(EventHub):
         every later request; scoped ones (`session_files`, `memory_paths`) queue in order."""
         if self.env.read_only:
             return
-        request = _SyncRequest(reason, tuple(session_files) if session_files is not None else None,
+        request = SyncRequest(reason, tuple(session_files) if session_files is not None else None,
                                frozenset(memory_paths) if memory_paths is not None else None)
         with self._queue_lock:
             if any(queued.unscoped for queued in self._sync_queue):
@@ -581,19 +596,3 @@ class MemoryManager(EventHub):
         from memtui.index.workspace import resolve_extra_path
 
         return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]
-
-
-class _SyncRequest(NamedTuple):  # a tuple: ~7× cheaper to define than a frozen dataclass
-    reason: str
-    session_files: tuple[Path, ...] | None
-    memory_paths: frozenset[str] | None
-
-    @property
-    def unscoped(self) -> bool:
-        return self.session_files is None and self.memory_paths is None
-
-
-def _meta_json(meta: dict[str, Any]) -> str:
-    from memtui.jscompat import js_stringify
-
-    return js_stringify(meta)

@@ -11,7 +11,7 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from email.utils import formatdate
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,8 @@ from memtui.embeddings.http_retry import RemoteEndpoint, RetryPolicy
 from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
 from memtui.embeddings.voyage import VoyageEmbeddingProvider
 from memtui.errors import ProviderError
+from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
 
 KEY = "sk-test-faults-0a1b2c"
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
@@ -98,6 +100,35 @@ def test_a_keyword_only_fallback_index_is_rebuilt_by_the_next_healthy_process(se
     assert searched["results"][0].get("vectorScore") is not None
     status = _json(state, workspace, "status")
     assert status["dirty"] is False and status["meta"]["model"] == "text-embedding-3-small"
+
+
+def test_a_long_running_process_goes_back_to_its_provider_once_it_recovers(server: EmbeddingServer, state: Path,
+                                                                           workspace: Path,
+                                                                           make_env: Callable[..., AgentEnv]) -> None:
+    # A watch, TUI or MCP server that fell back to keyword-only search must not stay there for its lifetime,
+    # rebuilding keyword-only (over a healthy process's vectors) at every sync.
+    with MemoryManager(make_env(provider=None)) as manager:
+
+        def vector_rows() -> tuple[int, int]:  # through memtui's own driver: the stdlib sqlite3 in this process
+            # would drop the manager's file locks when it closes the file (POSIX locks are per process)
+            total, with_vector = manager.store.conn.execute(
+                "SELECT COUNT(*), COALESCE(SUM(embedding != '[]'), 0) FROM chunks").fetchone()
+            return total, with_vector
+
+        manager.sync()
+        assert vector_rows() == (4, 4)
+        server.fail("/v1/embeddings", 400, times=1000, message="model overloaded")
+        (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The alpha note.\n")
+        manager.sync(memory_paths={"memory/2026-12-01.md"})
+        assert manager.fallback is not None and vector_rows() == (5, 0)
+        server.heal()
+        assert _cli(state, workspace, "index").returncode == 0
+        assert vector_rows() == (5, 5)
+        (workspace / "memory" / "2026-12-02.md").write_text("# 2026-12-02\n\n- The beta note.\n")
+        report = manager.sync(memory_paths={"memory/2026-12-02.md"})
+        assert not report.full and manager.fallback is None
+        assert vector_rows() == (6, 6)
+        assert manager.memory_search("beta note")["results"][0].get("vectorScore") is not None
 
 
 # -- NaN and non-numeric vectors ------------------------------------------------------------------------------
