@@ -131,3 +131,15 @@ def test_a_watch_whose_index_is_damaged_says_what_to_do_and_recovers_after_a_reb
     finally:
         watch.kill()
         watch.communicate(timeout=30)
+
+
+@pytest.mark.parametrize("folder", ["c#-notes", "50%20off", "what?"])
+def test_read_only_opens_an_index_whose_path_has_uri_characters(tmp_path: Path, workspace: Path, folder: str) -> None:
+    store = tmp_path / folder / "index.sqlite"
+    assert _cli(tmp_path / "state", workspace, "index", "--store", str(store)).returncode == 0
+    before = sorted(p.name for p in tmp_path.iterdir())
+    done = _cli(tmp_path / "state", workspace, "search", "payment webhook", "--json", "--store", str(store),
+                "--read-only")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["results"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == before  # nothing created beside it

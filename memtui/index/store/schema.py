@@ -162,7 +162,8 @@ def connect(path: Path, *, read_only: bool = False) -> Connection:
     try:
         if read_only:
             pending = Path(f"{path}-wal").exists()
-            uri = f"file:{path}?{'mode=ro' if pending else 'immutable=1'}"
+            # Percent-encoded: a `#`, `?` or `%` in the path would otherwise cut or change it (and drop the mode).
+            uri = f"{path.absolute().as_uri()}?{'mode=ro' if pending else 'immutable=1'}"
             conn = sqlite_driver.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
