@@ -198,3 +198,14 @@ def test_a_read_only_reader_right_after_a_rebuild_is_installed_answers(make_env:
         monkeypatch.setattr(MemoryManager, "_install", install_then_read)
         engine.sync(force=True)
     assert answers == [["memory/2026-11-28.md"]]
+
+
+def test_a_long_running_read_only_reader_sees_later_rebuilds(make_env: Callable[..., AgentEnv], tmp_path: Path,
+                                                             workspace: Path) -> None:
+    # `memtui mcp --read-only` or a read-only TUI on an index another program keeps up to date.
+    assert _cli(tmp_path, workspace, "index").returncode == 0
+    with MemoryManager(make_env(read_only=True)) as reader:
+        assert [hit["path"] for hit in reader.memory_search("pgbouncer")["results"]] == ["memory/2026-11-28.md"]
+        (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The quince harvest is late.\n")
+        assert _cli(tmp_path, workspace, "index", "--force").returncode == 0
+        assert [hit["path"] for hit in reader.memory_search("quince")["results"]] == ["memory/2026-12-01.md"]

@@ -77,7 +77,7 @@ class Store(StoreReads, StoreWrites):
         self._batch_until: float | None = None
         self.conn = connect(path, read_only=read_only)
         self._vec_state = None
-        self.identity = _identity(path)
+        self.identity = _identity(path, snapshot=read_only)
         self._fts_error: str | None = None
         self._dims: int | None = None
         self._kinds: dict[tuple[str | None, tuple[str, ...] | None], bool] | None = None
@@ -108,8 +108,9 @@ class Store(StoreReads, StoreWrites):
 
     def replaced(self) -> bool:
         """Whether the file at `path` is no longer the one this store has open (replaced or deleted by
-        another program), so the store should be reopened."""
-        return _identity(self.path) != self.identity
+        another program), so the store should be reopened; a read-only store (maybe an immutable snapshot:
+        `connect`) also when the file or its -wal changed since."""
+        return _identity(self.path, snapshot=self.read_only) != self.identity
 
     def replace_with(self, source: Path) -> None:
         """Make this index's content that of the index file `source`, in one transaction on the live file:
@@ -137,9 +138,16 @@ class Store(StoreReads, StoreWrites):
             self.conn.close()
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _identity(path: Path, *, snapshot: bool) -> tuple[object, ...] | None:
     try:
         info = os.stat(path)
     except OSError:
         return None
-    return info.st_dev, info.st_ino
+    if not snapshot:
+        return info.st_dev, info.st_ino
+    try:
+        wal = os.stat(f"{path}-wal")
+        changes: tuple[int, int] | None = (wal.st_size, wal.st_mtime_ns)
+    except OSError:
+        changes = None
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, changes
