@@ -161,8 +161,10 @@ def connect(path: Path, *, read_only: bool = False) -> Connection:
     conn = None
     try:
         if read_only:
+            # Without a -wal no process has the index open: an immutable snapshot leaves no -wal/-shm behind
+            # (the store reopens it when the file changes). Percent-encoded: a `#`, `?` or `%` in the path
+            # would otherwise cut or change it (and drop the mode).
             pending = Path(f"{path}-wal").exists()
-            # Percent-encoded: a `#`, `?` or `%` in the path would otherwise cut or change it (and drop the mode).
             uri = f"{path.absolute().as_uri()}?{'mode=ro' if pending else 'immutable=1'}"
             conn = sqlite_driver.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
         else:
