@@ -5,16 +5,13 @@ from __future__ import annotations
 import math
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, BinaryIO
 
 from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError, ToolInputError
 from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
-
-if TYPE_CHECKING:
-    from memtui.index.workspace import MemoryLocation
 
 DEFAULT_TOOL_RESULTS = 10
 
@@ -124,17 +121,47 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
     except PathError as exc:
         return {"path": path, "text": "", "disabled": True, "error": exc.message}
     relative = rel_path(workspace_dir, location.target)
+    start, count = _window(from_line, lines, default_lines)
     try:
-        data = _read_confined(location)
+        with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+            # A line is kept up to 3 bytes per UTF-16 unit past the budget: enough to cut it as the whole would be.
+            selected, more_in_file = _lines_of(handle, start, count, keep=3 * (max(1, max_chars) + 2))
     except FileNotFoundError:
         return {"text": "", "path": relative}
     except (EscapeError, IsADirectoryError):
         return {"path": path, "text": "", "disabled": True, "error": "path required"}
     except OSError as exc:
         return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
-    return read_window(data.decode("utf-8", errors="replace"), relative, from_line=from_line, lines=lines,
-                       default_lines=default_lines, max_chars=max_chars,
-                       suggest_read=_is_workspace_memory_path(relative))
+    return _window_result(selected, more_in_file, start, relative, max_chars=max_chars,
+                          suggest_read=_is_workspace_memory_path(relative))
+
+
+def _lines_of(handle: BinaryIO, start: int, count: int, *, keep: int) -> tuple[list[str], bool]:
+    """Lines `start`…`start + count - 1` (1-based, split at `\\n` as `str.split`) of a file read in blocks, each
+    cut after `keep` bytes and decoded (invalid UTF-8 replaced), and whether the file has lines after them:
+    what `read_window` takes from the whole text, without holding more than the window in memory."""
+    first, stop = start - 1, start - 1 + count
+    selected: list[bytes] = []
+    line = bytearray()
+    index = 0
+    while block := handle.read(1 << 20):
+        at = 0
+        while True:
+            end = block.find(b"\n", at)
+            if first <= index < stop and len(line) < keep:
+                line += block[at : end if end >= 0 else len(block)][: keep - len(line)]
+            if end < 0:
+                break
+            if first <= index:
+                selected.append(bytes(line))
+            line.clear()
+            index += 1
+            at = end + 1
+            if index >= stop:
+                return [b.decode("utf-8", errors="replace") for b in selected], True
+    if first <= index:
+        selected.append(bytes(line))
+    return [b.decode("utf-8", errors="replace") for b in selected], False
 
 
 def _is_workspace_memory_path(relative: str) -> bool:
@@ -150,10 +177,19 @@ def read_window(content: str, relative: str, *, from_line: int | None, lines: in
     reads one line), then as many of them as fit in `max_chars` UTF-16 code units; a single line over the
     budget is cut at `max_chars` units, with no `nextFrom`. When more remains, a notice says where to go on."""
     file_lines = content.split("\n")
-    start = max(1, from_line if from_line is not None else 1)
-    count = max(1, lines if lines is not None else default_lines)
+    start, count = _window(from_line, lines, default_lines)
     selected = file_lines[start - 1 : start - 1 + count]
-    more_in_file = start - 1 + len(selected) < len(file_lines)
+    return _window_result(selected, start - 1 + len(selected) < len(file_lines), start, relative,
+                          max_chars=max_chars, suggest_read=suggest_read)
+
+
+def _window(from_line: int | None, lines: int | None, default_lines: int) -> tuple[int, int]:
+    """The first line (≥ 1) and the number of lines (≥ 1) asked for."""
+    return max(1, from_line if from_line is not None else 1), max(1, lines if lines is not None else default_lines)
+
+
+def _window_result(selected: list[str], more_in_file: bool, start: int, relative: str, *, max_chars: int,
+                   suggest_read: bool) -> dict[str, Any]:
     budget = max(1, max_chars)
     included = len(selected)
     text = "\n".join(selected)
@@ -179,9 +215,3 @@ def read_window(content: str, relative: str, *, from_line: int | None, lines: in
     if next_from is not None:
         result["nextFrom"] = next_from
     return result
-
-
-def _read_confined(location: MemoryLocation) -> bytes:
-    """The file's bytes, opened once with no symlink followed below its root and no FIFO or device read."""
-    with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
-        return handle.read()

@@ -19,6 +19,8 @@ from memtui.index.session_deltas import SessionDeltaTracker
 from memtui.index.store import sqlite_driver
 from memtui.manager import MemoryManager
 from memtui.settings.agent import AgentEnv
+from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
+from memtui.tools import read_window
 
 SECRET = "outside secret: zanzibarquux"
 SESSIONS_CONFIG = {"agents": {"defaults": {"memorySearch": {"sources": ["memory", "sessions"],
@@ -136,3 +138,32 @@ def test_sqlite_errors_that_are_not_damage_do_not_say_the_index_is_damaged(messa
     text = unexpected_message(sqlite_driver.OperationalError(message))
     assert message in text and words in text
     assert "damaged" not in text and "--force" not in text
+
+
+def _peak_kib_of(code: str) -> int:
+    # VmHWM: the peak resident size of this program (ru_maxrss would count the forking pytest's)
+    done = subprocess.run([sys.executable, "-c", code + "\nimport re\nprint(re.search(r'VmHWM:\\s+(\\d+)', "
+                           "open('/proc/self/status').read()).group(1))"],
+                          capture_output=True, text=True, timeout=120, check=True)
+    return int(done.stdout.split()[-1])
+
+
+@pytest.mark.parametrize("shape", ["lines", "one line"])
+def test_memory_get_of_a_huge_note_reads_a_window_not_the_file(tmp_path: Path, workspace: Path, shape: str) -> None:
+    # An agent can write a note of any size; memory_get (the MCP server's too) must not load it whole.
+    huge = workspace / "memory" / "huge.md"
+    with huge.open("w", encoding="utf-8") as handle:
+        for i in range(200_000):
+            handle.write(f"line {i} " + "x" * 990 + ("\n" if shape == "lines" else " "))
+    reads = [(None, 2), (150_000, 3)] if shape == "lines" else [(None, 2)]
+    content = huge.read_text(encoding="utf-8")
+    expected = [read_window(content, "memory/huge.md", from_line=start, lines=count, default_lines=DEFAULT_GET_LINES,
+                            max_chars=DEFAULT_GET_MAX_CHARS, suggest_read=True) for start, count in reads]
+    del content
+    code = (f"from pathlib import Path\nfrom memtui.tools import memory_get\n"
+            f"results = [memory_get(Path({str(workspace)!r}), 'memory/huge.md', from_line=s, lines=n) "
+            f"for s, n in {reads!r}]\nimport json\nprint(json.dumps(results))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True)
+    assert json.loads(done.stdout) == expected
+    baseline = _peak_kib_of("from memtui.tools import memory_get")
+    assert _peak_kib_of(code) - baseline < 50_000, "memory_get loaded the 200 MB note"

@@ -195,3 +195,24 @@ def test_context_limits_from_config() -> None:
     configured, default = resolve_context_settings(raw, "main"), resolve_context_settings({}, "main")
     assert (configured.memory_get_max_chars, configured.memory_get_default_lines) == (500, 7)
     assert (default.memory_get_max_chars, default.memory_get_default_lines) == (12000, 120)
+
+
+def test_the_streamed_window_is_the_window_of_the_whole_text(tmp_path: Path) -> None:
+    """memory_get reads only the lines it returns; what it returns is `read_window` of the whole decoded file."""
+    import random
+
+    from memtui.tools import read_window
+
+    rng = random.Random(15)
+    pieces = ["a", "é", "€", "😀", "\n", "\n", "\r\n", "\xff", "\xe2\x82", "word ", "x" * 40]
+    note = tmp_path / "memory" / "n.md"
+    note.parent.mkdir()
+    for _ in range(400):
+        raw = "".join(rng.choice(pieces) for _ in range(rng.randrange(0, 120)))
+        data = raw.encode("utf-8", errors="surrogateescape").replace(b"\xc3\xbf", b"\xff")
+        note.write_bytes(data.replace("\xe2\x82".encode(), b"\xe2\x82"))
+        start, count, budget = rng.choice([None, 1, 2, 5, 40]), rng.choice([None, 1, 3, 10]), rng.randrange(1, 60)
+        got = memory_get(tmp_path, "memory/n.md", from_line=start, lines=count, max_chars=budget)
+        expected = read_window(note.read_bytes().decode("utf-8", errors="replace"), "memory/n.md", from_line=start,
+                               lines=count, default_lines=120, max_chars=budget, suggest_read=True)
+        assert got == expected, (note.read_bytes(), start, count, budget)
