@@ -167,3 +167,18 @@ def test_memory_get_of_a_huge_note_reads_a_window_not_the_file(tmp_path: Path, w
     assert json.loads(done.stdout) == expected
     baseline = _peak_kib_of("from memtui.tools import memory_get")
     assert _peak_kib_of(code) - baseline < 50_000, "memory_get loaded the 200 MB note"
+
+
+def test_dream_neither_follows_nor_dies_on_a_transcript_that_links_outside(tmp_path: Path, workspace: Path,
+                                                                           sessions_env: AgentEnv) -> None:
+    outside = tmp_path / "outside.jsonl"
+    outside.write_text('{"type":"message","id":"m1","timestamp":"2026-12-01T10:00:00Z","message":{"role":"user",'
+                       f'"content":"{SECRET} and enough words to be a memory","timestamp":1764583200000}}}}\n',
+                       encoding="utf-8")
+    (sessions_env.sessions_dir / "s9.jsonl").symlink_to(outside)
+    done = subprocess.run([sys.executable, "-m", "memtui", "dream", "--state-dir", str(tmp_path / "state"),
+                           "--workspace", str(workspace), "--provider", "none", "--config",
+                           str(tmp_path / "openclaw.json")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
+    leaked = [p for p in workspace.rglob("*") if p.is_file() and "zanzibarquux" in p.read_text(errors="replace")]
+    assert leaked == []

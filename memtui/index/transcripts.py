@@ -29,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any
 
 from memtui.atomic import EscapeError, open_for_read
 from memtui.index.redact import redact_sensitive_text
@@ -442,11 +442,18 @@ def build_session_document(
 ) -> SessionDocument:
     """Render one transcript as OpenClaw 2026.4 does; bad lines become issues, never exceptions.
 
-    Raises OSError only when the file itself cannot be opened or read (e.g. deleted meanwhile), or is no
-    longer a regular file: a symlink or FIFO put in its place is refused, neither followed nor waited on.
+    A symlink, FIFO or device at `path` (put there after the listing) is neither followed nor waited on: the
+    document is empty and skipped, with an issue saying why. Raises OSError only when the file itself cannot
+    be opened or read (e.g. deleted meanwhile).
     """
     rel_path = f"sessions/{path.name}"
-    with _open_unfollowed(path) as handle:
+    try:
+        opened = open_for_read(path.parent, (path.name,))
+    except EscapeError as exc:
+        return SessionDocument(rel_path=rel_path, content="", line_map=[], message_timestamps_ms=[],
+                               hash=session_hash("", [], []), size=0, mtime_ms=0.0,
+                               issues=[FileIssue(rel_path, f"{exc.message}; skipped")], skipped_reason=exc.message)
+    with opened as handle:
         stat = os.fstat(handle.fileno())
         skip_reason = None
         if is_archive_name(path.name):
@@ -546,15 +553,10 @@ def remap_chunk_lines(start_line: int, end_line: int, line_map: list[int]) -> tu
     return remap(start_line), remap(end_line)
 
 
-def _open_unfollowed(path: Path) -> BinaryIO:
-    """`path` opened for reading without following a symlink at it or waiting on a FIFO or device (memtui.atomic);
-    a refused file is an OSError whose message says why."""
+def _read_unfollowed(path: Path) -> bytes:
+    """The file's bytes; a symlink, FIFO or device at `path` is refused (an OSError saying why), not followed."""
     try:
-        return open_for_read(path.parent, (path.name,))
+        with open_for_read(path.parent, (path.name,)) as handle:
+            return handle.read()
     except EscapeError as exc:
         raise OSError(errno.ELOOP, exc.message, path.name) from None
-
-
-def _read_unfollowed(path: Path) -> bytes:
-    with _open_unfollowed(path) as handle:
-        return handle.read()
