@@ -8,7 +8,8 @@ import pytest
 from hashed_provider import HashedProvider
 
 from memtui.manager import MemoryManager
-from memtui.search.ranking import bm25_rank_to_score
+from memtui.search.engine import DATE_BOOST, MEMTUI_WEIGHTS
+from memtui.search.ranking import bm25_rank_to_score, named_months
 from memtui.settings.agent import AgentEnv
 
 
@@ -95,13 +96,15 @@ def test_min_score_is_a_floor_on_keyword_or_vector_evidence(make_env: Callable[.
     # both sides are relative to their best candidate, so the fused score is a weighted mean of two ≤ 1 numbers
     assert max(c.vector_score for c in response.candidates) == pytest.approx(1.0)
     for candidate in response.candidates:
-        assert candidate.score == pytest.approx(0.4 * (candidate.vector_score or 0) + 0.6 * (candidate.text_score or 0))
+        assert candidate.score == pytest.approx(
+            MEMTUI_WEIGHTS[0] * (candidate.vector_score or 0) + MEMTUI_WEIGHTS[1] * (candidate.text_score or 0))
 
 
 def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable[..., AgentEnv], tmp_path) -> None:
     with MemoryManager(make_env(), provider=HashedProvider()) as manager:
         manager.sync()
-        assert (manager.search("redis").vector_weight, manager.search("redis").text_weight) == (0.4, 0.6)
+        assert (manager.search("redis").vector_weight, manager.search("redis").text_weight) == MEMTUI_WEIGHTS
+        assert sum(MEMTUI_WEIGHTS) == pytest.approx(1.0)
         openclaw = manager.search("redis", profile="openclaw")
         assert (openclaw.vector_weight, openclaw.text_weight) == (0.7, 0.3)
     config = tmp_path / "openclaw.json"
@@ -110,6 +113,31 @@ def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable
         manager.sync()
         configured = manager.search("redis")
         assert (configured.vector_weight, configured.text_weight) == pytest.approx((0.7, 0.3))
+
+
+def test_a_month_named_in_the_query_lifts_that_months_daily_logs(make_env: Callable[..., AgentEnv],
+                                                                  workspace) -> None:
+    note = "- Bob renewed the TLS certificates of the API gateway.\n"
+    for day in ("2025-10-14", "2025-12-14"):
+        (workspace / "memory" / f"{day}.md").write_text(f"# {day}\n\n{note}", encoding="utf-8")
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        for month, expected in (("October", "memory/2025-10-14.md"), ("December 2025", "memory/2025-12-14.md")):
+            response = manager.search(f"When did Bob renew the TLS certificates in {month}?")
+            assert response.results[0].path == expected
+            assert response.results[0].date_boost == DATE_BOOST
+            assert {c.path for c in response.candidates if c.date_boost} == {expected}
+            assert response.results[0].trace()["dateBoost"] == DATE_BOOST
+        for query in ("When did Bob renew the TLS certificates in October 2024?", "Bob renew TLS certificates"):
+            assert not any(c.date_boost for c in manager.search(query).candidates)
+        openclaw = manager.search("When did Bob renew the TLS certificates in October?", profile="openclaw")
+        assert openclaw.results and not any(c.date_boost for c in openclaw.candidates)
+
+
+def test_named_months_reads_month_names_and_an_optional_year() -> None:
+    assert named_months("What did we ship in August?") == {(None, 8)}
+    assert named_months("the outage on May 5, 2023 and in june 2024") == {(2023, 5), (2024, 6)}
+    assert named_months("we may move the standup; 2023 was busy") == frozenset()
 
 
 MULTILINGUAL = {

@@ -32,8 +32,10 @@ from memtui.search.ranking import (
     bm25_rank_to_score,
     decay_multiplier,
     fallback_boost,
+    in_named_month,
     item_age_days,
     mmr_order,
+    named_months,
     needs_mtime,
     truncate_utf16,
 )
@@ -47,6 +49,9 @@ MAX_CANDIDATES = 200
 # sides are scored relative to their best candidate there. Chosen with `memtui eval` on SciFact train and
 # LoCoMo dev with the local MiniLM model (benchmarks/BENCHMARKS.md has the before/after numbers).
 MEMTUI_WEIGHTS = (0.4, 0.6)
+# Added to the fused score (0–1) of a daily log dated in a month the query names ("in August 2023"); measured
+# like the weights (LoCoMo dev, benchmarks/BENCHMARKS.md).
+DATE_BOOST = 0.5
 
 
 def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float, float]:
@@ -76,6 +81,7 @@ class Candidate:
     cosine: float | None = None
     matched_by: list[str] = field(default_factory=list)
     base_score: float = 0.0
+    date_boost: float = 0.0
     decay: float = 1.0
     age_days: float | None = None
     score: float = 0.0
@@ -101,6 +107,7 @@ class Candidate:
             "id": self.id,
             "score": self.score,
             "baseScore": self.base_score,
+            "dateBoost": self.date_boost,
             "vectorScore": self.vector_score,
             "textScore": self.text_score,
             "bm25": self.bm25,
@@ -398,6 +405,8 @@ class Searcher:
         * The vector side is the cosine over the best candidate cosine, and a keyword-only candidate gets its
           real cosine (OpenClaw counts it as 0, which buries keyword hits whenever the model is weak). The text
           side is bm25 over the best keyword hit's (`_normalize_text_scores`).
+        * A daily log dated in a month the query names gets `DATE_BOOST` on top (its date is in its path only,
+          so neither side sees it).
         * minScore is a floor on the evidence, not on the fused number: a candidate passes when its keyword
           score r/(1+r) (what FTS-only mode thresholds) or its cosine reaches it. So turning the model on never
           drops a keyword hit that keyword-only search returns, and a purely semantic hit still needs a cosine
@@ -415,9 +424,11 @@ class Searcher:
                 candidate.vector_score = max(0.0, candidate.vector_score) / best
         if best > 0:
             response.vector_normalization = "cosine / best candidate cosine"
+        months = named_months(response.query)
         for candidate in candidates:
+            candidate.date_boost = DATE_BOOST if in_named_month(candidate.path, months) else 0.0
             candidate.base_score = response.vector_weight * (candidate.vector_score or 0.0) + (
-                response.text_weight * (candidate.text_score or 0.0))
+                response.text_weight * (candidate.text_score or 0.0)) + candidate.date_boost
         self._decay_and_sort(candidates, now)
         response.candidates = candidates
         response.threshold_rule = "keyword r/(1+r) or cosine >= minScore"

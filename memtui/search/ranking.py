@@ -15,6 +15,10 @@ SNIPPET_MAX_CHARS = 700
 _DATED_PATH = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
 _MMR_WORD = re.compile(r"[a-z0-9_]+")
 _MMR_CJK_CLASS = "[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]"
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+           "november", "december")
+_DATE_WORD = re.compile(r"[A-Za-z]+|\d+")
+_YEAR = re.compile(r"(?:19|20)\d\d")
 
 
 @functools.cache
@@ -55,6 +59,28 @@ def decay_date(path: str) -> datetime | None:
         return datetime(int(match.group(1)), int(match.group(2)), int(match.group(3)), tzinfo=UTC)
     except ValueError:
         return None
+
+
+def named_months(query: str) -> frozenset[tuple[int | None, int]]:
+    """(year or None, month) of every English month name in `query` ("in August", "August 2023", "May 5,
+    2023"); the year is a 19xx/20xx number among the next three words. "may" counts only as "May"."""
+    words = _DATE_WORD.findall(query)
+    found: set[tuple[int | None, int]] = set()
+    for position, word in enumerate(words):
+        lowered = word.lower()
+        if lowered not in _MONTHS or (lowered == "may" and word != "May"):
+            continue
+        year = next((int(w) for w in words[position + 1 : position + 4] if _YEAR.fullmatch(w)), None)
+        found.add((year, _MONTHS.index(lowered) + 1))
+    return frozenset(found)
+
+
+def in_named_month(path: str, months: frozenset[tuple[int | None, int]]) -> bool:
+    """Whether `path` is a daily log (`memory/YYYY-MM-DD.md`) dated in one of `months`."""
+    dated = decay_date(path) if months else None
+    if dated is None:
+        return False
+    return any(month == dated.month and year in (None, dated.year) for year, month in months)
 
 
 def is_evergreen(path: str, source: str) -> bool:
