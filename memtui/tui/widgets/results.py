@@ -19,7 +19,7 @@ BAR_WIDTH = 5
 SCORE_STYLE, VECTOR_STYLE, TEXT_STYLE = "bold #7fa7c9", "#9d9dc4", "#a3b59a"
 MMR_MARK = "↕"
 COMPACT_BELOW = 84  # table width under which the compact columns are used
-TINY_BELOW = 60  # ... and under which only rank, score and path:lines remain
+TINY_BELOW = 60  # ... and under which the score loses its bar
 SNIPPET_FROM = 160  # terminal width from which the snippet column appears
 MIN_LOCATION = 14
 MARKED_RANK = 6
@@ -60,7 +60,7 @@ def _mark_cell(mark: str) -> Text:
 
 def _rank_cell(candidate: Candidate, mark: str = "") -> Text:
     """The rank, `↕` when MMR placed it, then (narrow layouts) its movement mark."""
-    cell = Text(str(candidate.rank or ""))
+    cell = Text(str(candidate.rank or ""), justify="left" if mark else "right")
     if moved_by_mmr(candidate):
         cell.append(MMR_MARK, style="bold")
     if mark:
