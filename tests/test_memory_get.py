@@ -216,3 +216,15 @@ def test_the_streamed_window_is_the_window_of_the_whole_text(tmp_path: Path) -> 
         expected = read_window(note.read_bytes().decode("utf-8", errors="replace"), "memory/n.md", from_line=start,
                                lines=count, default_lines=120, max_chars=budget, suggest_read=True)
         assert got == expected, (note.read_bytes(), start, count, budget)
+
+
+@pytest.mark.parametrize("path", ["memory/" + "a/" * 100_000 + "x.md", "notes/" + "a/" * 100_000 + "x.md"])
+def test_a_path_of_100000_folders_is_answered_at_once(tmp_path: Path, path: str) -> None:
+    """A tool call's path costs time in proportion to its length (a query is capped; a path is not)."""
+    import time
+
+    (tmp_path / "memory").mkdir()
+    started = time.perf_counter()
+    got = memory_get(tmp_path, path, extra_paths=("notes",))
+    assert time.perf_counter() - started < 2.0
+    assert got["text"] == ""

@@ -164,9 +164,9 @@ class MemoryWatcher:
         if target == self.workspace / ROOT_MEMORY_FILE:
             return True
         memory_dir = self.workspace / MEMORY_DIR
-        if target == memory_dir or memory_dir in target.parents:
+        if target.is_relative_to(memory_dir):
             return True
-        return any(target == extra or (extra.is_dir() and extra in target.parents) for extra in self._extras)
+        return any(target == extra or (extra.is_dir() and target.is_relative_to(extra)) for extra in self._extras)
 
     def _on_memory_change(self, path: str) -> None:
         if Path(path) == self.workspace / MEMORY_DIR:
