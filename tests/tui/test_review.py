@@ -278,3 +278,18 @@ async def test_dreams_promotion_is_refused_on_a_read_only_index(manager: MemoryM
         await pilot.press("p", "p")
         await pilot.pause()
     assert (workspace / "MEMORY.md").read_text(encoding="utf-8") == before
+
+
+def test_the_trace_formula_adds_up_with_a_date_boost() -> None:
+    from memtui.search.engine import Candidate, SearchResponse
+    from memtui.tui.widgets.trace import trace_lines
+
+    hit = Candidate(id="c", path="memory/2026-04-28.md", source="memory", start_line=1, end_line=6, text="x",
+                    vector_score=0.5, text_score=0.5, base_score=1.0, date_boost=0.5, score=1.0, sorted_rank=1,
+                    rank=1, threshold="evidence")
+    response = SearchResponse(query="what happened in April 2026", profile="memtui", mode="hybrid", results=[hit],
+                              candidates=[hit], keyword=None, keyword_fallback_terms=[], min_score=0.35,
+                              max_results=6, candidate_limit=24, vector_weight=0.4, text_weight=0.6,
+                              relaxed=False, filtered_count=0, vector_skipped=None, elapsed_ms=1.0)
+    rows = dict(trace_lines(hit, response))
+    assert rows["score"].endswith("+ date 0.500 = 1.000") and "month the query names" in rows["date boost"]

@@ -75,8 +75,12 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     """(label, value) rows explaining how the hit's score and rank came about."""
     rows: list[tuple[str, str]] = [("rank", _order(hit, response))]
     if response.mode == "hybrid":
+        boost = f" + date {hit.date_boost:.3f}" if hit.date_boost else ""
         rows.append(("score", f"{response.vector_weight:.2f}×vector {_fmt(hit.vector_score)} + "
-                              f"{response.text_weight:.2f}×text {_fmt(hit.text_score)} = {_fmt(hit.base_score)}"))
+                              f"{response.text_weight:.2f}×text {_fmt(hit.text_score)}{boost} = "
+                              f"{_fmt(hit.base_score)}"))
+        if hit.date_boost:
+            rows.append(("date boost", f"+{hit.date_boost:.3f}: a daily log dated in a month the query names"))
         rows.append(("weights", f"vectorWeight {response.vector_weight:.2f} · textWeight {response.text_weight:.2f} "
                                 "(sum 1, as the tuning panel shows)"))
     elif response.mode == "fts-only":
