@@ -182,3 +182,20 @@ def test_dream_neither_follows_nor_dies_on_a_transcript_that_links_outside(tmp_p
     assert done.returncode == 0 and "Traceback" not in done.stderr, done.stderr
     leaked = [p for p in workspace.rglob("*") if p.is_file() and "zanzibarquux" in p.read_text(errors="replace")]
     assert leaked == []
+
+
+def test_status_does_not_read_a_note_grown_past_what_the_indexer_reads(make_env: Callable[..., AgentEnv],
+                                                                       workspace: Path) -> None:
+    env = make_env()
+    with MemoryManager(env) as manager:
+        manager.sync(reason="test")
+    with (workspace / "memory" / "2026-11-29.md").open("a", encoding="utf-8") as handle:
+        for _ in range(25):
+            handle.write("y" * (1 << 20))
+    code = (f"from memtui.manager import MemoryManager\nfrom memtui.settings.agent import resolve_agent\n"
+            f"env = resolve_agent(state_dir={str(env.state_dir)!r}, workspace={str(workspace)!r}, provider='none')\n"
+            "with MemoryManager(env) as manager:\n    print(manager.stale_reason())")
+    assert "memory/2026-11-29.md changed since it was indexed" in subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=120, check=True).stdout
+    baseline = _peak_kib_of(code.replace("manager.stale_reason()", "manager.store.read_meta() is not None"))
+    assert _peak_kib_of(code) - baseline < 15_000, "status read the 25 MB note"

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from memtui.atomic import open_for_read, parts_below
 from memtui.errors import PathError
-from memtui.index.workspace import list_memory_files, memory_location
+from memtui.index.workspace import MAX_MARKDOWN_BYTES, list_memory_files, memory_location
 from memtui.jscompat import sha256_hex
 
 
@@ -27,6 +27,8 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
             info = os.lstat(memory_file.abs_path)
             if (info.st_size, info.st_mtime_ns / 1e6) == (row[2], row[1]):
                 continue
+            if info.st_size > MAX_MARKDOWN_BYTES:  # not what was indexed (the indexer does not read it either)
+                return f"{memory_file.rel_path} changed since it was indexed"
             text = _read(workspace_dir, extra_paths, memory_file.rel_path).decode("utf-8", errors="replace")
         except PathError:  # now a symlink, FIFO or device (swapped in since the listing): not what was indexed
             return f"{memory_file.rel_path} changed since it was indexed"

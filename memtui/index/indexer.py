@@ -16,6 +16,7 @@ from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.store import ChunkRow, Store
 from memtui.index.workspace import (
+    MAX_MARKDOWN_BYTES,
     ROOT_MEMORY_FILE,
     MemoryFile,
     canonical_root_memory,
@@ -26,8 +27,6 @@ from memtui.index.workspace import (
 from memtui.issues import FileIssue
 from memtui.jscompat import sha256_hex
 from memtui.settings.config import MemorySearchSettings
-
-MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
 
 
 @dataclass(frozen=True)

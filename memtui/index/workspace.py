@@ -14,6 +14,8 @@ from memtui.settings.paths import resolve_extra_path
 ROOT_MEMORY_FILE = "MEMORY.md"
 MEMORY_DIR = "memory"
 REPAIR_DIR = ".openclaw-repair"
+# Larger memory files are not indexed (an issue says so).
+MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
 DAILY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-(.+))?\.md$")
 
 
