@@ -293,3 +293,12 @@ def test_the_trace_formula_adds_up_with_a_date_boost() -> None:
                               relaxed=False, filtered_count=0, vector_skipped=None, elapsed_ms=1.0)
     rows = dict(trace_lines(hit, response))
     assert rows["score"].endswith("+ date 0.500 = 1.000") and "month the query names" in rows["date boost"]
+
+
+async def test_relaxed_is_not_what_a_narrow_search_row_cuts_off(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(app, pilot, "the user")  # words in most chunks: bm25 ≈ 0, nothing reaches minScore
+        assert app.response is not None and app.response.relaxed
+        info = str(app.query_one("#search-info", Static).render())
+        assert info.index("relaxed") < info.index("candidates")

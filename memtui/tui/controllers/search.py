@@ -194,9 +194,9 @@ class SearchController(MemtuiBase):
     def _update_search_info(self, response: SearchResponse) -> None:
         info = Text()
         info.append(f" {response.mode}", style="bold")
-        info.append(f" · {len(response.results)} of {len(response.candidates)} candidates")
-        if response.relaxed:
+        if response.relaxed:  # before the counts: on narrow terminals the end of the line is cut
             info.append(" · relaxed", style="yellow")
+        info.append(f" · {len(response.results)} of {len(response.candidates)} candidates")
         if response.filtered_count:
             info.append(f" · {response.filtered_count} < minScore", style="dim")
         self.query_one("#search-info", Static).update(info)
