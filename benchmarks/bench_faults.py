@@ -218,7 +218,10 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
         if store.read_meta() is None or (count != expected if forced else count < expected):
             failed.append("index empty or short after the kill")
         store.close()
-        if not forced and json.loads(cli(state, workspace, "status", "--json").stdout)["dirty"] is not True:
+        status = cli(state, workspace, "status", "--json")
+        if status.returncode != 0:
+            failed.append(f"status failed after a kill: {status.stderr.strip()[-200:]}")
+        elif not forced and json.loads(status.stdout)["dirty"] is not True:
             failed.append("status clean after a killed incremental run")
         done = cli(state, workspace, "index")
         if done.returncode != 0 or [p for p in (state / "memtui").iterdir() if ".tmp-" in p.name]:
