@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import time
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
@@ -43,6 +44,8 @@ if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a o
 _UNSET: Any = object()
 # The workspace's own memory files, whose saves leave temp files beside them when killed.
 ROOT_FILES = ("MEMORY.md", "DREAMS.md", "dreams.md")
+# How long a long-running process waits to try its failed provider again (not a rebuild per change in an outage).
+PROVIDER_RETRY_S = 300.0
 REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
@@ -65,6 +68,7 @@ class MemoryManager(EventHub):
         self._write_lock = threading.Lock()
         # The provider (with its reason and fallback) a sync fell back from, to be tried again by the next sync.
         self._failed: tuple[EmbeddingProvider | None, str | None, dict[str, str] | None] | None = None
+        self._failed_at = 0.0
         self.last_sync: SyncReport | None = None
         self.notices: list[FileIssue] = []
         self.store = self._open_store()
@@ -174,9 +178,13 @@ class MemoryManager(EventHub):
                 provider.close()
 
     def _retry_failed_provider(self) -> None:
-        """Go back to the provider a sync of this process fell back from, so a long-running process neither
-        stays keyword-only for its lifetime nor rebuilds keyword-only over a healthy process's vectors."""
-        if self._failed is not None:
+        """Go back to the provider a sync fell back from (at once when the index was built with it meanwhile, else
+        `PROVIDER_RETRY_S` after it failed): no lifetime keyword-only, no rebuild over others' vectors."""
+        if self._failed is None:
+            return
+        failed, meta = self._failed[0], self.store.read_meta() or {}
+        built_with_it = failed is not None and meta.get("model") == model_name(failed)
+        if built_with_it or time.monotonic() - self._failed_at >= PROVIDER_RETRY_S:
             if self.provider is not None:
                 self.provider.close()
             (self.provider, self.provider_reason, self.fallback), self._failed = self._failed, None
@@ -376,8 +384,8 @@ class MemoryManager(EventHub):
         from memtui.embeddings.select import fallback_provider
 
         failed = self.provider.id if self.provider is not None else NO_PROVIDER
-        if self._failed is None:  # kept: the next sync tries it again (`_retry_failed_provider`)
-            self._failed = (self.provider, self.provider_reason, self.fallback)
+        if self._failed is None:  # kept: a later sync tries it again (`_retry_failed_provider`)
+            self._failed, self._failed_at = (self.provider, self.provider_reason, self.fallback), time.monotonic()
         elif self.provider is not None:
             self.provider.close()
         selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
@@ -590,9 +598,3 @@ class MemoryManager(EventHub):
         except Exception as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "dims": len(vector)}
-
-    def missing_paths(self) -> list[str]:
-        """Configured extra paths that do not exist (status issues)."""
-        from memtui.index.workspace import resolve_extra_path
-
-        return [p for p in self.settings.extra_paths if not resolve_extra_path(self.env.workspace_dir, p).exists()]

@@ -121,6 +121,10 @@ def test_a_long_running_process_goes_back_to_its_provider_once_it_recovers(serve
         (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The alpha note.\n")
         manager.sync(memory_paths={"memory/2026-12-01.md"})
         assert manager.fallback is not None and vector_rows() == (5, 0)
+        # During the outage a change is an incremental keyword-only sync, not a retry and a rebuild each time.
+        (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The alpha note, again.\n")
+        report = manager.sync(memory_paths={"memory/2026-12-01.md"})
+        assert not report.full and manager.fallback is not None
         server.heal()
         assert _cli(state, workspace, "index").returncode == 0
         assert vector_rows() == (5, 5)

@@ -11,6 +11,7 @@ from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import print_json
 from memtui.manager import MemoryManager
+from memtui.settings.paths import resolve_extra_path
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -130,7 +131,8 @@ def run(args: argparse.Namespace) -> int:
             problems.append({"path": str(env.workspace_dir), "reason": "workspace directory missing"})
         elif not (env.workspace_dir / "memory").is_dir():
             problems.append({"path": str(env.workspace_dir / "memory"), "reason": "memory directory missing"})
-        problems.extend({"path": p, "reason": "additional memory path missing"} for p in manager.missing_paths())
+        problems.extend({"path": p, "reason": "additional memory path missing"} for p in env.settings.extra_paths
+                        if not resolve_extra_path(env.workspace_dir, p).exists())
         status = manager.status(deep=args.deep)
         status["issues"] = problems + status["issues"]
     if args.json:
