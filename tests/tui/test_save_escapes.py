@@ -101,3 +101,24 @@ async def test_a_hit_whose_file_became_a_fifo_is_refused_without_blocking(manage
         await _settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "not a regular file" in str(app.screen.body)
+
+
+async def test_a_hit_whose_folder_became_a_symlink_is_not_opened(manager: MemoryManager, make_app, tmp_path) -> None:
+    """`memory -> ../outside` after indexing: opening the hit `memory/2026-04-28.md` must not show the outside file
+    of the same name."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "2026-04-28.md").write_text("outside secret noeviction\n", encoding="utf-8")
+    memory = manager.env.workspace_dir / "memory"
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await _settle(app, pilot)
+        await pilot.press("slash", *"noeviction", "enter")
+        await _settle(app, pilot)
+        memory.rename(tmp_path / "memory-moved")
+        os.symlink(outside, memory)
+        await pilot.press("enter")
+        await _settle(app, pilot)
+        assert isinstance(app.screen, ErrorModal)
+        assert "symlink" in str(app.screen.body)
+        assert "outside secret" not in app.viewer.text_area.text

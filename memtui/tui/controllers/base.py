@@ -15,6 +15,7 @@ from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input
 
+from memtui.index.workspace import memory_location
 from memtui.manager import MemoryManager
 from memtui.tui.tuning import Tuning
 from memtui.tui.widgets import FileViewer, MemoryBrowser, ResultsTable
@@ -105,6 +106,13 @@ class MemtuiBase(App[int]):
     def resolve_rel(self, rel: str) -> Path:
         """Absolute path of a workspace-relative memory path."""
         return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
+
+    def confining_root(self, rel: str, abs_path: Path) -> Path:
+        """The folder a file opened in the viewer is confined to (no symlink below it is followed): the workspace,
+        or an extra path's folder, for memory files; its own folder for a session transcript."""
+        if not rel.endswith(".md"):
+            return abs_path.parent
+        return memory_location(self.manager.env.workspace_dir, rel, self.manager.settings.extra_paths).root
 
     # -- clipboard ----------------------------------------------------------------------------
 

@@ -157,7 +157,7 @@ class BrowserController(MemtuiBase):
                         severity="warning")
             return
         try:
-            viewer.open(rel, abs_path, lines=lines)
+            viewer.open(rel, abs_path, root=self.confining_root(rel, abs_path), lines=lines)
         except (OSError, MemtuiError) as exc:
             self.push_screen(ErrorModal(f"Cannot open {rel}", str(exc)))
             return

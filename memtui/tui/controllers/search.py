@@ -180,7 +180,9 @@ class SearchController(MemtuiBase):
         self.focus_now(self.results)
         self.results.move_cursor(row=0, animate=False)
         try:
-            self.viewer.open(hit.path, self.resolve_rel(hit.path), lines=(hit.start_line, hit.end_line))
+            abs_path = self.resolve_rel(hit.path)
+            self.viewer.open(hit.path, abs_path, root=self.confining_root(hit.path, abs_path),
+                             lines=(hit.start_line, hit.end_line))
         except (OSError, MemtuiError):
             return
 

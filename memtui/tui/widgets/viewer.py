@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import open_for_read
+from memtui.atomic import open_for_read, parts_below
 from memtui.errors import MemtuiError
 from memtui.tui.actions import bindings_for
 
@@ -67,6 +67,7 @@ class FileViewer(Vertical):
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rel: str | None = None
         self.abs_path: Path | None = None
+        self.root: Path | None = None
         self.loaded_text = ""
         self.digest: str | None = None
         self.mode = "rendered"
@@ -102,14 +103,16 @@ class FileViewer(Vertical):
         """True when the editor holds changes not yet saved."""
         return self.editing and self.text_area.text != self.loaded_text
 
-    def open(self, rel: str, abs_path: Path, *, mode: str | None = None,
+    def open(self, rel: str, abs_path: Path, *, root: Path | None = None, mode: str | None = None,
              lines: tuple[int, int] | None = None) -> None:
-        """Load a file and show it rendered, or raw with `lines` selected. A symlink, FIFO or device put
-        where the file was is refused (EscapeError) instead of followed or blocking the screen."""
-        with open_for_read(abs_path.parent, (abs_path.name,)) as handle:
+        """Load a file and show it rendered, or raw with `lines` selected. A symlink anywhere below `root` (the
+        folder the file is confined to; default its own folder), a FIFO or a device put where the file was is
+        refused (EscapeError) instead of followed or blocking the screen."""
+        folder = root or abs_path.parent
+        with open_for_read(folder, parts_below(folder, abs_path)) as handle:
             data = handle.read()
         text = data.decode("utf-8", errors="replace")
-        self.rel, self.abs_path = rel, abs_path
+        self.rel, self.abs_path, self.root = rel, abs_path, folder
         self.deleted = False
         self.loaded_text = text
         self.digest = hashlib.sha256(data).hexdigest()
@@ -128,7 +131,7 @@ class FileViewer(Vertical):
             mode = "raw" if self.mode == "edit" else self.mode
             row = self.text_area.cursor_location[0]
             try:
-                self.open(self.rel, self.abs_path, mode=mode)
+                self.open(self.rel, self.abs_path, root=self.root, mode=mode)
             except (OSError, MemtuiError) as exc:
                 self.notify(f"Cannot reload {self.rel}: {exc}", severity="error")
                 return
