@@ -97,6 +97,20 @@ def test_real_qmd_collections_search_update_and_get(tmp_path: Path, workspace: P
         assert denied["debug"]["scopeDenied"].startswith("qmd search denied by scope (channel=unknown")
 
 
+def test_document_counts_read_an_index_whose_path_holds_uri_characters(tmp_path: Path, workspace: Path,
+                                                                       qmd_bin: str) -> None:
+    """A `#` in the state dir's path: the status must count QMD's documents (an unencoded URI cut the path at `#`
+    and opened, read-write, a file that is not QMD's index)."""
+    odd = tmp_path / "team #1 100%"
+    odd.mkdir()
+    env = qmd_env(odd, workspace, {"command": qmd_bin})
+    with open_manager(env) as manager:
+        manager.sync()
+        status = manager.status()
+    assert status["qmd"]["documents"] == {"memory-root-main": 1, "memory-dir-main": 3}
+    assert sorted(p.name for p in odd.iterdir()) == ["state"]
+
+
 def test_missing_binary_falls_back_to_builtin(tmp_path: Path, workspace: Path) -> None:
     env = qmd_env(tmp_path, workspace, {"command": str(tmp_path / "no-such-qmd")})
     with open_manager(env) as manager:

@@ -10,6 +10,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,12 @@ FAILURE_COOLDOWN_S = 60.0
 PROBE_TIMEOUT_S = 2.0
 _UNKNOWN_FLAG = ("unknown option", "unknown flag", "unknown argument", "unrecognized option")
 log = logging.getLogger(__name__)
+
+
+def _open_read_only(path: Path) -> sqlite3.Connection:
+    """A read-only connection to QMD's index; the path goes into the URI percent-encoded, so a `#`, `?` or `%` in
+    it names the file it says instead of cutting the path (and opening another file read-write)."""
+    return sqlite3.connect(f"{path.absolute().as_uri()}?mode=ro", uri=True)
 
 
 class QmdMemoryManager(EventHub):
@@ -247,7 +254,7 @@ class QmdMemoryManager(EventHub):
     def _resolve_docid(self, docid: str) -> tuple[str, str] | None:
         path = qmd_index_path(self.env.state_dir, self.env.agent_id)
         try:
-            with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as conn:
+            with closing(_open_read_only(path)) as conn:
                 row = conn.execute("SELECT collection, path FROM documents WHERE hash LIKE ? AND active = 1 "
                                    "LIMIT 1", (docid.replace("%", "") + "%",)).fetchone()
         except sqlite3.Error:
@@ -406,7 +413,7 @@ class QmdMemoryManager(EventHub):
         if not index.exists():
             return {}
         try:
-            with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as conn:
+            with closing(_open_read_only(index)) as conn:
                 rows = conn.execute("SELECT collection, COUNT(*) FROM documents WHERE active = 1 "
                                     "GROUP BY collection").fetchall()
         except sqlite3.Error:
