@@ -100,6 +100,17 @@ def test_min_score_is_a_floor_on_keyword_or_vector_evidence(make_env: Callable[.
             MEMTUI_WEIGHTS[0] * (candidate.vector_score or 0) + MEMTUI_WEIGHTS[1] * (candidate.text_score or 0))
 
 
+def test_candidates_that_all_miss_min_score_are_marked_so(make_env: Callable[..., AgentEnv]) -> None:
+    """A hybrid query with no keyword hit whose cosines all fall below minScore returns nothing, and every candidate
+    says it was dropped by minScore (it kept the stage 'returned' with no rank, which why-not reported)."""
+    for profile in ("memtui", "openclaw"):
+        with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+            manager.sync()
+            response = manager.search("zqxv wkjp", min_score=0.99, profile=profile)
+        assert response.results == [] and response.candidates and not response.relaxed
+        assert {c.stage for c in response.candidates} == {"below-min-score"}
+
+
 def test_memtui_profile_weights_are_its_own_unless_configured(make_env: Callable[..., AgentEnv], tmp_path) -> None:
     with MemoryManager(make_env(), provider=HashedProvider()) as manager:
         manager.sync()

@@ -394,9 +394,8 @@ class Searcher:
             return
         relaxed_min = min(response.min_score, response.text_weight)
         relaxed = [c for c in candidates if c.key in keyword_keys and c.score >= relaxed_min]
-        if relaxed:
-            response.relaxed = True
-            self._select(response, relaxed, "relaxed")
+        response.relaxed = bool(relaxed)
+        self._select(response, relaxed, "relaxed")
 
     def _memtui_fusion(self, response: SearchResponse, candidates: list[Candidate], vector: Sequence[float],
                        now: datetime) -> None:
@@ -438,9 +437,8 @@ class Searcher:
             self._select(response, passing, "evidence")
             return
         keyword_hits = [c for c in candidates if c.text_rank is not None]
-        if keyword_hits:
-            response.relaxed = True
-            self._select(response, keyword_hits, "relaxed")
+        response.relaxed = bool(keyword_hits)
+        self._select(response, keyword_hits, "relaxed")
 
     def _cosines(self, vector: Sequence[float], ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to specific chunks: from the accelerator's matrix when it holds them,
