@@ -48,7 +48,7 @@ MAX_CANDIDATES = 200
 # The memtui profile's (vector, text) hybrid weights when the config sets none (OpenClaw: 0.7, 0.3); both
 # sides are scored relative to their best candidate there. Chosen with `memtui eval` on SciFact train and
 # LoCoMo dev with the local MiniLM model (benchmarks/BENCHMARKS.md has the before/after numbers).
-MEMTUI_WEIGHTS = (0.4, 0.6)
+MEMTUI_WEIGHTS = (0.35, 0.65)
 # Added to the fused score (0–1) of a daily log dated in a month the query names ("in August 2023"); measured
 # like the weights (LoCoMo dev, benchmarks/BENCHMARKS.md).
 DATE_BOOST = 0.5
