@@ -12,8 +12,9 @@ twice, with a built index and without one (the app indexes on start), and report
 - longest event-loop stall while indexing, and after a sync (ctrl+r), from the app's stall probe
   (`MEMTUI_LAG_LOG`: a 10 ms timer, how late it ran).
 
-The screen is read with pyte (a VT100 emulator). Wall time, the benchmark process's CPU time, the children's CPU
-time and the load average are printed with the numbers.
+memtui's bytecode is written before the first run, as an install has it (this environment sets
+PYTHONDONTWRITEBYTECODE=1). The screen is read with pyte (a VT100 emulator). Wall time, the benchmark process's
+CPU time, the children's CPU time and the load average are printed with the numbers.
 """
 
 from __future__ import annotations
@@ -146,6 +147,12 @@ def stalls(log: Path, since: float = 0.0) -> tuple[float, float]:
     return max(busy, default=float("nan")), max([*busy, *idle], default=float("nan"))
 
 
+def child_env() -> dict[str, str]:
+    """The app's environment: this checkout first on the path, bytecode read and written as an install has it."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    return {**env, "PYTHONPATH": str(ROOT)}
+
+
 def run(notes: int, built: bool, queries: int) -> dict[str, float]:
     """One app session; returns the measured numbers."""
     with tempfile.TemporaryDirectory(prefix="memtui-bench-tui-") as tmp:
@@ -154,9 +161,9 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
         python = sys.executable
         if built:
             subprocess.run([python, "-m", "memtui", *common, "index"], check=True, cwd=ROOT,
-                           stdout=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)})
+                           stdout=subprocess.DEVNULL, env=child_env())
         log = Path(tmp) / "lag.log"
-        env = {**os.environ, "PYTHONPATH": str(ROOT), "TERM": "xterm-256color", "MEMTUI_LAG_LOG": str(log),
+        env = {**child_env(), "TERM": "xterm-256color", "MEMTUI_LAG_LOG": str(log),
                "COLUMNS": str(COLS), "LINES": str(ROWS)}
         children_before = os.times()
         term = Terminal([python, "-m", "memtui", *common], env)
@@ -201,6 +208,7 @@ def main() -> int:
     parser.add_argument("--notes", type=int, nargs="+", default=[3000, 10000])
     parser.add_argument("--queries", type=int, default=8)
     args = parser.parse_args()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "memtui")], check=True, env=child_env())
     wall, cpu = time.perf_counter(), time.process_time()
     print(f"load average before: {os.getloadavg()[0]:.2f} · {os.cpu_count()} CPUs")
     print(f"{'notes':>6} {'index':>7} {'first frame':>12} {'status':>8} {'key→results':>16} {'stall idx':>10} "
