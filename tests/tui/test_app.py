@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 
 import json5
+from pilot import settle
 from textual.widgets import Input
 
 from memtui.index.events import IndexEvent
@@ -17,13 +18,6 @@ from memtui.tui.screens import ChoiceModal, ErrorModal, HelpScreen, TextModal
 from memtui.tui.tuning import KNOBS
 
 SIZE = (120, 36)
-
-
-async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
-    """Let the debounce fire and every worker finish."""
-    await pilot.pause(delay)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 def locations(app: MemtuiApp) -> list[str]:

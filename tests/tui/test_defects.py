@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date, timedelta
 
+from pilot import search, settle
 from textual.markup import to_content
 from textual.widgets import DataTable, Input
 
@@ -16,18 +17,6 @@ from memtui.tui.screens import ChoiceModal, HelpScreen, PromptModal, TextModal
 from memtui.tui.tuning import KNOBS
 
 SIZE = (120, 36)
-
-
-async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
-    await pilot.pause(delay)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def search(app: MemtuiApp, pilot, query: str) -> None:
-    await settle(app, pilot)
-    await pilot.press("slash", *query, "enter")
-    await settle(app, pilot)
 
 
 def knob(app: MemtuiApp, field: str) -> None:

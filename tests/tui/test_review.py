@@ -2,24 +2,13 @@
 
 from __future__ import annotations
 
+from pilot import search, settle
 from textual import events
 from textual.widgets import Static
 
 from memtui.manager import MemoryManager
 from memtui.tui.app import MemtuiApp
 from memtui.tui.tuning import KNOBS
-
-
-async def settle(app: MemtuiApp, pilot, delay: float = 0.15) -> None:
-    await pilot.pause(delay)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
-
-
-async def search(app: MemtuiApp, pilot, query: str) -> None:
-    await settle(app, pilot)
-    await pilot.press("slash", *query, "enter")
-    await settle(app, pilot)
 
 
 async def test_the_search_row_shows_mode_and_counts(manager: MemoryManager, make_app) -> None:

@@ -5,17 +5,12 @@ from __future__ import annotations
 
 import os
 
+from pilot import settle
+
 from memtui.manager import MemoryManager
-from memtui.tui.app import MemtuiApp
 from memtui.tui.screens import ErrorModal
 
 SIZE = (120, 36)
-
-
-async def _settle(app: MemtuiApp, pilot) -> None:
-    await pilot.pause(0.15)
-    await app.workers.wait_for_complete()
-    await pilot.pause()
 
 
 async def test_a_hit_whose_file_became_a_symlink_is_not_opened_and_nothing_is_saved(
@@ -26,19 +21,19 @@ async def test_a_hit_whose_file_became_a_symlink_is_not_opened_and_nothing_is_sa
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("slash", *"noeviction", "enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         note.unlink()
         os.symlink(outside, note)
         await pilot.press("enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "symlink" in str(app.screen.body)
         await pilot.press("escape", "e")
         app.viewer.text_area.insert("- written by the editor\n")
         await pilot.press("ctrl+s")
-        await _settle(app, pilot)
+        await settle(app, pilot)
     assert outside.read_text(encoding="utf-8") == "outside: do not touch\n"
     assert note.is_symlink()
 
@@ -50,16 +45,16 @@ async def test_a_file_swapped_for_a_symlink_while_open_is_not_saved_through(
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("slash", *"noeviction", "enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("enter")
         note.unlink()
         os.symlink(outside, note)
         await pilot.press("e")
         app.viewer.text_area.insert("- written by the editor\n")
         await pilot.press("ctrl+s")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "symlink" in str(app.screen.body)
     assert outside.read_text(encoding="utf-8") == "outside: do not touch\n"
@@ -73,16 +68,16 @@ async def test_saving_into_a_symlinked_memory_folder_is_refused(manager: MemoryM
     (outside / "2026-04-28.md").write_text("outside copy\n", encoding="utf-8")
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("slash", *"noeviction", "enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("enter")
         os.rename(workspace / "memory", tmp_path / "memory-moved")
         os.symlink(outside, workspace / "memory")
         await pilot.press("e")
         app.viewer.text_area.insert("- written by the editor\n")
         await pilot.press("ctrl+s")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
     assert (outside / "2026-04-28.md").read_text(encoding="utf-8") == "outside copy\n"
     assert sorted(p.name for p in outside.iterdir()) == ["2026-04-28.md"]
@@ -92,13 +87,13 @@ async def test_a_hit_whose_file_became_a_fifo_is_refused_without_blocking(manage
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("slash", *"noeviction", "enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         note.unlink()
         os.mkfifo(note)
         await pilot.press("enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "not a regular file" in str(app.screen.body)
 
@@ -112,13 +107,13 @@ async def test_a_hit_whose_folder_became_a_symlink_is_not_opened(manager: Memory
     memory = manager.env.workspace_dir / "memory"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await _settle(app, pilot)
+        await settle(app, pilot)
         await pilot.press("slash", *"noeviction", "enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         memory.rename(tmp_path / "memory-moved")
         os.symlink(outside, memory)
         await pilot.press("enter")
-        await _settle(app, pilot)
+        await settle(app, pilot)
         assert isinstance(app.screen, ErrorModal)
         assert "symlink" in str(app.screen.body)
         assert "outside secret" not in app.viewer.text_area.text
