@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from pilot import settle
+from pilot import search, settle
 
 from memtui.manager import MemoryManager
 from memtui.tui.screens import ErrorModal
@@ -21,9 +21,7 @@ async def test_a_hit_whose_file_became_a_symlink_is_not_opened_and_nothing_is_sa
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("slash", *"noeviction", "enter")
-        await settle(app, pilot)
+        await search(app, pilot, "noeviction")
         note.unlink()
         os.symlink(outside, note)
         await pilot.press("enter")
@@ -45,9 +43,7 @@ async def test_a_file_swapped_for_a_symlink_while_open_is_not_saved_through(
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("slash", *"noeviction", "enter")
-        await settle(app, pilot)
+        await search(app, pilot, "noeviction")
         await pilot.press("enter")
         note.unlink()
         os.symlink(outside, note)
@@ -68,9 +64,7 @@ async def test_saving_into_a_symlinked_memory_folder_is_refused(manager: MemoryM
     (outside / "2026-04-28.md").write_text("outside copy\n", encoding="utf-8")
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("slash", *"noeviction", "enter")
-        await settle(app, pilot)
+        await search(app, pilot, "noeviction")
         await pilot.press("enter")
         os.rename(workspace / "memory", tmp_path / "memory-moved")
         os.symlink(outside, workspace / "memory")
@@ -87,9 +81,7 @@ async def test_a_hit_whose_file_became_a_fifo_is_refused_without_blocking(manage
     note = manager.env.workspace_dir / "memory" / "2026-04-28.md"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("slash", *"noeviction", "enter")
-        await settle(app, pilot)
+        await search(app, pilot, "noeviction")
         note.unlink()
         os.mkfifo(note)
         await pilot.press("enter")
@@ -107,9 +99,7 @@ async def test_a_hit_whose_folder_became_a_symlink_is_not_opened(manager: Memory
     memory = manager.env.workspace_dir / "memory"
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        await pilot.press("slash", *"noeviction", "enter")
-        await settle(app, pilot)
+        await search(app, pilot, "noeviction")
         memory.rename(tmp_path / "memory-moved")
         os.symlink(outside, memory)
         await pilot.press("enter")
