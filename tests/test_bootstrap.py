@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -102,6 +103,21 @@ def test_missing_text_and_minimal_allowlist(tmp_path: Path) -> None:
         assert [f.name for f in minimal.files] == ["AGENTS.md", "SOUL.md", "TOOLS.md", "IDENTITY.md", "USER.md"]
     # OpenClaw's cron rule reads `agent:<id>:cron:…` keys only: a bare `cron:` key gets the full set.
     assert not bootstrap_report(env, session_key="cron:nightly").minimal
+
+
+def test_2026_2_variant_reads_no_fifo_and_nothing_outside(tmp_path: Path) -> None:
+    """The 2026.2 layout read its files plainly: a FIFO named memory.md hung `memtui context --variant 2026.2`, and
+    a SOUL.md linking outside the workspace was injected."""
+    state = _state(tmp_path, {"AGENTS.md": "agents"})
+    ws = state / "workspace"
+    os.mkfifo(ws / "memory.md")
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("secret")
+    (ws / "SOUL.md").symlink_to(outside)
+    files = {f.name: f for f in bootstrap_report(resolve_agent(state_dir=str(state), env={}), variant="2026.2").files}
+    assert "memory.md" not in files
+    assert files["SOUL.md"].missing and "secret" not in files["SOUL.md"].text
+    assert files["AGENTS.md"].text == "agents"
 
 
 def test_memory_md_lowercase_is_not_injected_but_a_symlink_inside_is(tmp_path: Path) -> None:

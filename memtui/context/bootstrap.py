@@ -19,6 +19,7 @@ from memtui.context.bootstrap_files import (
     MINIMAL_BOOTSTRAP_ALLOWLIST,
     is_minimal_session,
     load_bootstrap_files,
+    read_within_workspace,
 )
 from memtui.errors import ConfigError
 from memtui.jscompat import js_trim_end
@@ -240,19 +241,13 @@ class BootstrapReport:
         }
 
 
-def _read_text(path: Path) -> str | None:
-    try:
-        return path.read_bytes().decode("utf-8", errors="replace")
-    except OSError:
-        return None
-
-
 def _sources_2026_2(workspace: Path) -> list[BootstrapSource]:
-    """2026.2: every file by name; both `MEMORY.md` and `memory.md` (once per real file)."""
+    """2026.2: every file by name; both `MEMORY.md` and `memory.md` (once per real file). Read as the 2026.4
+    loader reads: a link leaving the workspace, a FIFO or a device is not read (marked missing)."""
     sources = []
     for name in BOOTSTRAP_ORDER[:-1]:
         path = workspace / name
-        text = _read_text(path) if path.is_file() else None
+        text, _ = read_within_workspace(path, workspace)
         sources.append(BootstrapSource(name, str(path), text, text is None))
     seen: set[str] = set()
     for name in ("MEMORY.md", "memory.md"):
@@ -261,7 +256,7 @@ def _sources_2026_2(workspace: Path) -> list[BootstrapSource]:
         if not path.exists() or real in seen:
             continue
         seen.add(real)
-        text = _read_text(path)
+        text, _ = read_within_workspace(path, workspace)
         if text is not None:
             sources.append(BootstrapSource(name, str(path), text, False))
     return sources
