@@ -72,7 +72,8 @@ class Terminal:
     def __init__(self, argv: list[str], env: dict[str, str]) -> None:
         self.screen = pyte.Screen(COLS, ROWS)
         self.stream = pyte.ByteStream(self.screen)
-        self.lock = threading.Lock()
+        self.changed = threading.Condition()
+        self.fed = 0  # how many reads were fed to the screen
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
             os.execvpe(argv[0], argv, env)
@@ -87,22 +88,32 @@ class Terminal:
                 return
             if not data:
                 return
-            with self.lock:
+            with self.changed:
                 self.stream.feed(data)
+                self.fed += 1
+                self.changed.notify_all()
 
     def text(self) -> str:
         """The screen as text."""
-        with self.lock:
+        with self.changed:
             return "\n".join(self.screen.display)
 
     def wait_for(self, needle: str, timeout: float = 60.0) -> float:
-        """Seconds (since now) until `needle` is on the screen."""
+        """Seconds (since now) until `needle` is on the screen. The screen is read again only after the app wrote
+        to it, as a terminal redraws only then: a polling reader would take a core from the app on 2 cores."""
         start = time.perf_counter()
-        while needle not in self.text():
-            if time.perf_counter() - start > timeout:
-                raise TimeoutError(f"{needle!r} did not appear in {timeout} s:\n{self.text()}")
-            time.sleep(0.002)
-        return time.perf_counter() - start
+        with self.changed:
+            seen = -1
+            while True:
+                if self.fed != seen:
+                    seen = self.fed
+                    if needle in "\n".join(self.screen.display):
+                        return time.perf_counter() - start
+                left = timeout - (time.perf_counter() - start)
+                if left <= 0:
+                    raise TimeoutError(f"{needle!r} did not appear in {timeout} s:\n" +
+                                       "\n".join(self.screen.display))
+                self.changed.wait(left)
 
     def send(self, keys: str) -> None:
         """Type raw bytes."""

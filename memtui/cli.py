@@ -40,6 +40,9 @@ COMMAND_MODULES = (
 
 # Subcommands that read and return at once: their process runs without the cyclic garbage collector.
 SHORT_COMMANDS = ("search", "get", "status")
+# `build_parser`'s command for the app (no subcommand): no subcommand module is imported.
+APP = ""
+HELP_FLAGS = ("-h", "--help")
 
 
 def _top_parser() -> argparse.ArgumentParser:
@@ -54,7 +57,8 @@ def _top_parser() -> argparse.ArgumentParser:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The argument parser: every subcommand fully registered, or only `command`'s (the others by name)."""
+    """The argument parser: every subcommand fully registered, or only `command`'s (the others by name; with
+    `APP`, every one by name)."""
     parser = _top_parser()
     sub_common = common_parser(for_subcommand=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -100,7 +104,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(argv: list[str], command: str | None) -> int:
-    parser = build_parser(command)
+    app = command is None and not any(arg in HELP_FLAGS for arg in argv)
+    parser = build_parser(APP if app else command)
     args = parser.parse_args(argv)
     if args.command is not None and not hasattr(args, "func"):  # the scan guessed another subcommand
         args = build_parser().parse_args(argv)

@@ -104,7 +104,9 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        """Apply the keymap, list the files and read the status in workers, start indexing when needed."""
+        """Apply the keymap, title the panes and listen to the engine; once the first frame is on the screen, list
+        the files and read the status in workers and start indexing when needed (their threads would slow that
+        frame)."""
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         self.query_one("#search-row").border_title = "1 Search"
@@ -112,8 +114,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self.results.border_title = "3 Results"
         self.query_one("#detail").border_title = "4 Trace · File"
         sys.setswitchinterval(GIL_SWITCH)
-        self.refresh_browser()
         self.listen_to_engine()
+        self.call_after_refresh(self._start_workers)
         self._apply_sidebar()
         if self.initial_query:
             self.query_input.value = self.initial_query
@@ -123,6 +125,10 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         probe = LagProbe.from_env()
         if probe is not None:
             self.set_interval(TICK, lambda: probe.sample(self.indexing))
+
+    def _start_workers(self) -> None:
+        self.refresh_browser()
+        self.start_engine()
 
     # -- screens ------------------------------------------------------------------------------
 

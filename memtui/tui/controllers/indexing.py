@@ -33,9 +33,12 @@ class IndexController(MemtuiBase):
         self._unsubscribe: Callable[[], None] | None = None
 
     def listen_to_engine(self) -> None:
-        """Subscribe to the engine's events; indexing starts at once when the index is missing or dirty (the
-        status is read when it is done), else the status is read now."""
+        """Subscribe to the engine's events (file events from now on reach the screen)."""
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
+
+    def start_engine(self) -> None:
+        """Start indexing when the index is missing or dirty (the status is read when it is done), else read the
+        status now."""
         needs_index = self.manager.dirty or self.manager.store.read_meta() is None
         if self.auto_index and needs_index and not self.manager.env.read_only:
             self._quiet_sync = True

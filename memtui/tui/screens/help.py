@@ -14,7 +14,7 @@ from textual.binding import Binding, BindingsMap, BindingType
 from textual.containers import VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Markdown, Static
+from textual.widgets import Footer, Static
 
 from memtui.tui.keys import keys_display
 
@@ -77,6 +77,8 @@ class HelpScreen(ModalScreen[None]):
         with VerticalScroll(id="help-box"):
             yield Static(Text(self.title_text, style="bold"), id="modal-title")
             if self.intro:
+                from textual.widgets import Markdown  # markdown-it and Pygments load with the first help screen
+
                 yield Markdown(self.intro, id="help-body")
             for name, rows in self.groups:
                 yield Static(Text(name, style="bold underline"), classes="help-group")

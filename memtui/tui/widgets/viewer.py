@@ -4,18 +4,21 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
-from textual.widgets import ContentSwitcher, Markdown, Static, TextArea
+from textual.widgets import ContentSwitcher, Static, TextArea
 from textual.widgets.text_area import Selection
 
 from memtui.atomic import open_for_read, parts_below
 from memtui.errors import MemtuiError
 from memtui.tui.actions import bindings_for
+
+if TYPE_CHECKING:
+    from memtui.tui.widgets.rendered import FocusableMarkdown
 
 MAX_RENDERED_CHARS = 200_000
 
@@ -45,19 +48,6 @@ class MemoryTextArea(TextArea):
             self.move_cursor((self.document.line_count - 1, 0))
 
 
-class FocusableMarkdown(Markdown, can_focus=True):
-    """The rendered view, focusable so its pane's keys work (arrows and j/k scroll)."""
-
-    BINDINGS: ClassVar[list[BindingType]] = [
-        Binding("j,down", "scroll_down", "Down", show=False),
-        Binding("k,up", "scroll_up", "Up", show=False),
-        Binding("g,home", "scroll_home", "Top", show=False),
-        Binding("G,end", "scroll_end", "Bottom", show=False),
-        Binding("pagedown", "page_down", "Page down", show=False),
-        Binding("pageup", "page_up", "Page up", show=False),
-    ]
-
-
 class FileViewer(Vertical):
     """Shows one memory file; tracks what was loaded so saves can detect on-disk changes."""
 
@@ -74,10 +64,9 @@ class FileViewer(Vertical):
         self.deleted = False  # the open file was removed on disk after it was loaded
 
     def compose(self) -> ComposeResult:
-        """Header line, then the rendered / raw switcher."""
+        """Header line, then the rendered / raw switcher (the rendered view joins it when first shown)."""
         yield Static("No file open — pick one in the browser, or press Enter on a search hit.", id="viewer-title")
-        with ContentSwitcher(initial="viewer-markdown", id="viewer-switcher"):
-            yield FocusableMarkdown("", id="viewer-markdown")
+        with ContentSwitcher(initial="viewer-text", id="viewer-switcher"):
             yield MemoryTextArea("", read_only=True, show_line_numbers=True, soft_wrap=True,
                                  id="viewer-text")
 
@@ -89,9 +78,31 @@ class FileViewer(Vertical):
     @property
     def content_widget(self) -> MemoryTextArea | FocusableMarkdown:
         """What has the focus when the viewer pane does: the text (raw, edit) or the rendered view."""
-        if self.mode == "rendered":
-            return self.query_one("#viewer-markdown", FocusableMarkdown)
+        if self.mode == "rendered" and self.rel is not None:
+            return self._rendered_view()
         return self.text_area
+
+    def _rendered_view(self) -> FocusableMarkdown:
+        """The rendered view, mounted (with the open file's text) the first time it is asked for."""
+        found = self.query("#viewer-markdown")
+        if found:
+            return found.first()
+        from memtui.tui.widgets.rendered import FocusableMarkdown
+
+        view = FocusableMarkdown(self._markdown_source(), id="viewer-markdown")
+        view.display = False  # until the switcher makes it the current view
+        self.query_one("#viewer-switcher", ContentSwitcher).mount(view)
+        return view
+
+    def _markdown_source(self) -> str:
+        text = self.loaded_text[:MAX_RENDERED_CHARS]
+        return f"```\n{text}\n```" if (self.rel or "").endswith(".jsonl") else text
+
+    def _show_rendered(self) -> None:
+        """Put the loaded text into the rendered view, if it exists yet (it takes the text when it is made)."""
+        found = self.query("#viewer-markdown")
+        if found:
+            found.first().update(self._markdown_source())
 
     @property
     def editing(self) -> bool:
@@ -117,8 +128,7 @@ class FileViewer(Vertical):
         self.loaded_text = text
         self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
-        self.query_one("#viewer-markdown", FocusableMarkdown).update(
-            text[:MAX_RENDERED_CHARS] if not rel.endswith(".jsonl") else f"```\n{text[:MAX_RENDERED_CHARS]}\n```")
+        self._show_rendered()
         target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
                           else "rendered")
         self.set_mode(target)
@@ -165,7 +175,7 @@ class FileViewer(Vertical):
         """Switch between rendered, raw and edit."""
         self.mode = mode
         switcher = self.query_one("#viewer-switcher", ContentSwitcher)
-        switcher.current = "viewer-markdown" if mode == "rendered" else "viewer-text"
+        switcher.current = self._rendered_view().id if mode == "rendered" else "viewer-text"
         self.text_area.read_only = mode != "edit"
         self.set_class(mode == "edit", "-editing")
         self._title()
@@ -176,7 +186,7 @@ class FileViewer(Vertical):
         self.loaded_text = self.text_area.text
         self.digest = digest
         self.deleted = False
-        self.query_one("#viewer-markdown", FocusableMarkdown).update(self.loaded_text[:MAX_RENDERED_CHARS])
+        self._show_rendered()
         self._title()
 
     def mark_deleted(self) -> None:
