@@ -90,12 +90,20 @@ def list_entries(workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir
     return entries
 
 
+def _group_keys(entry: BrowserEntry) -> tuple[tuple[object, ...], ...]:
+    """The groups an entry is counted in: its year and month, or its section ("" for the top level)."""
+    if entry.day is not None:
+        return ("year", entry.day.year), ("month", entry.day.year, entry.day.month)
+    return ((entry.section,),)
+
+
 class Listing:
     """The entries by path, grouped once (by year, month and section) until the next change."""
 
     def __init__(self, entries: Iterable[BrowserEntry] = ()) -> None:
         self.entries: dict[str, BrowserEntry] = {e.rel: e for e in entries}
         self._groups: dict[tuple[object, ...], list[BrowserEntry]] | None = None
+        self._counts: dict[tuple[object, ...], int] | None = None
 
     def diff(self, entries: Iterable[BrowserEntry]) -> tuple[list[BrowserEntry], list[str]]:
         """(added or changed, removed paths) to go from this listing to `entries`."""
@@ -105,12 +113,25 @@ class Listing:
         return added, removed
 
     def apply(self, added: Iterable[BrowserEntry], removed: Iterable[str]) -> None:
-        """Take the changes."""
+        """Take the changes. The counts per group follow entry by entry (a file event costs no regrouping); the
+        groups themselves are sorted again when next asked for."""
         for rel in removed:
-            self.entries.pop(rel, None)
+            self._count(self.entries.pop(rel, None), -1)
         for entry in added:
+            self._count(self.entries.get(entry.rel), -1)
             self.entries[entry.rel] = entry
+            self._count(entry, 1)
         self._groups = None
+
+    def _count(self, entry: BrowserEntry | None, step: int) -> None:
+        if entry is None or self._counts is None:
+            return
+        for key in _group_keys(entry):
+            left = self._counts.get(key, 0) + step
+            if left:
+                self._counts[key] = left
+            else:
+                self._counts.pop(key, None)
 
     def matching(self, needle: str) -> list[BrowserEntry]:
         """Entries whose path contains `needle` (lower case), in listing order."""
@@ -120,17 +141,16 @@ class Listing:
         if self._groups is None:
             groups: dict[tuple[object, ...], list[BrowserEntry]] = {}
             for entry in sorted(self.entries.values(), key=BrowserEntry.sort_key):
-                keys: tuple[tuple[object, ...], ...] = ((entry.section,),)
-                if entry.day is not None:
-                    keys = (("year", entry.day.year), ("month", entry.day.year, entry.day.month))
-                for key in keys:
+                for key in _group_keys(entry):
                     groups.setdefault(key, []).append(entry)
             self._groups = groups
         return self._groups
 
     def group_counts(self) -> dict[tuple[object, ...], int]:
         """Entries per group key: ("year", y), ("month", y, m), (section,) and ("",) for the top level."""
-        return {key: len(entries) for key, entries in self._grouped().items()}
+        if self._counts is None:
+            self._counts = {key: len(entries) for key, entries in self._grouped().items()}
+        return dict(self._counts)
 
     def years(self) -> dict[int, int]:
         """Year → number of daily logs, newest first."""

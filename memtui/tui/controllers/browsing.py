@@ -3,6 +3,7 @@ filter, opening files, rendered / raw, reloads on change."""
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +48,8 @@ class BrowserController(MemtuiBase):
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
         if first and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
+        if first:
+            gc.freeze()  # the listing lives as long as the app, like what start-up built (see `_start_workers`)
 
     @on(IndexFinished)
     @while_running

@@ -231,12 +231,14 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
         return None
 
     def _recount(self) -> None:
-        """Refresh every group's count label (one pass over the listing)."""
+        """Refresh the count labels that changed (the listing keeps its counts current)."""
         counts = self.listing.group_counts()
         for key, node in self._group_nodes.items():
             name = str(key[1]) if key[0] == "year" else MONTHS[int(key[2]) - 1] if key[0] == "month" else \
                 str(key[0])  # type: ignore[call-overload]
-            node.set_label(_count_label(name, counts.get(key, 0)))
+            label = _count_label(name, counts.get(key, 0))
+            if node.label.plain != label:
+                node.set_label(label)
 
     # -- lookups ------------------------------------------------------------------------------
 
