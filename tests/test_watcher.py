@@ -220,3 +220,29 @@ def test_watch_sync_reads_only_the_changed_file(live: tuple[MemoryManager, Memor
     assert (event.report.files_total, event.report.files_changed) == (1, 1)
     assert _search_paths(manager, "vermilion") == ["memory/2026-11-28.md"]
     assert _search_paths(manager, "redis session cache")[0] == "memory/2026-11-27.md"
+
+
+def test_reads_reach_neither_the_observer_nor_a_sync(live: tuple[MemoryManager, MemoryWatcher, Recorder],
+                                                     workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watch asks the kernel only for writes, creations, deletions and moves: a sync reading thousands of
+    files (or an agent reading them) is not thousands of open / close events for the observer thread."""
+    from memtui.index import watcher as watcher_module
+
+    seen: list[str] = []
+    handle = watcher_module._Handler.on_any_event
+
+    def counting(self: object, event: object) -> None:
+        seen.append(getattr(event, "event_type", ""))
+        handle(self, event)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(watcher_module._Handler, "on_any_event", counting)
+    _manager, _watcher, recorder = live
+    notes = sorted((workspace / "memory").glob("*.md"))
+    for _ in range(20):
+        for note in notes:
+            note.read_bytes()
+    marker = workspace / "memory" / "2026-12-01.md"
+    marker.write_text("# 2026-12-01\n\n- after the reads\n", encoding="utf-8")
+    recorder.wait_sync()
+    assert seen and not {"opened", "closed_no_write"} & set(seen)
+    assert len(seen) < 10

@@ -12,7 +12,18 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Protocol
 
-from watchdog.events import FileSystemEvent, FileSystemEventHandler
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+)
 from watchdog.observers import Observer
 
 from memtui.index.events import IndexEvent
@@ -26,6 +37,10 @@ MIN_MAX_WAIT_S = 5.0
 IGNORED_SEGMENTS = frozenset({".git", "node_modules", ".pnpm-store", ".venv", "venv", ".tox", "__pycache__"})
 SESSION_DEBOUNCE_S = 5.0
 WALK_RECURSION_LIMIT = 12_000
+# The events a sync needs. The kernel then does not report every open and read-only close: the sync's own reads
+# of thousands of files were as many events for the observer thread to decode and drop.
+WATCHED_EVENTS = [FileCreatedEvent, FileModifiedEvent, FileClosedEvent, FileDeletedEvent, FileMovedEvent,
+                  DirCreatedEvent, DirDeletedEvent, DirMovedEvent]
 
 
 def is_ignored(path: str) -> bool:
@@ -94,7 +109,7 @@ class _Handler(FileSystemEventHandler):
         self.on_change = on_change
 
     def on_any_event(self, event: FileSystemEvent) -> None:
-        if event.event_type in ("opened", "closed_no_write") or (event.is_directory and event.event_type == "modified"):
+        if event.is_directory and event.event_type == "modified":
             return
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
         for raw in paths:
@@ -218,13 +233,13 @@ class MemoryWatcher:
             observer = Observer()
             memory_handler = _Handler(self._accept_memory, self._on_memory_change)
             self._observer, self._memory_handler = observer, memory_handler
-            observer.schedule(memory_handler, str(self.workspace), recursive=False)
+            observer.schedule(memory_handler, str(self.workspace), recursive=False, event_filter=WATCHED_EVENTS)
             sessions_dir = self.manager.env.sessions_dir
             if self._tracker is not None and sessions_dir.is_dir():
                 for transcript in sessions_dir.glob("*.jsonl"):
                     self._tracker.baseline(transcript, transcript.stat().st_size)
                 observer.schedule(_Handler(self._accept_session, self._on_session_change), str(sessions_dir),
-                                  recursive=False)
+                                  recursive=False, event_filter=WATCHED_EVENTS)
             observer.daemon = True
             observer.start()
             # Recursive watches walk their tree when scheduled on a running observer: guarded one by one.
@@ -261,7 +276,8 @@ class MemoryWatcher:
         assert self._observer is not None and self._memory_handler is not None
         try:
             with _recursion_room():
-                return self._observer.schedule(self._memory_handler, str(folder), recursive=recursive)
+                return self._observer.schedule(self._memory_handler, str(folder), recursive=recursive,
+                                               event_filter=WATCHED_EVENTS)
         except (RecursionError, OSError) as exc:
             reason = "nested too deeply" if isinstance(exc, RecursionError) else exc.strerror
             where = rel_path(self.workspace, folder)

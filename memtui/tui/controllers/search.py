@@ -37,6 +37,7 @@ class SearchController(MemtuiBase):
         self._searched_while_indexing = False
         self._search_running = False
         self._pending_search: tuple[int, bool] | None = None
+        self._trace_request: tuple[str | None] | None = None
         self.history = QueryHistory(None if self.manager.env.read_only else self.manager.env.memtui_dir / HISTORY_FILE)
 
     @property
@@ -214,6 +215,18 @@ class SearchController(MemtuiBase):
         return self.hit(self.results.highlighted_key())
 
     def _show_trace(self, chunk_id: str | None) -> None:
+        """Show the trace of `chunk_id` once the screen has been drawn: new results (or the cursor) reach the
+        screen first, the trace in the next frame; several requests in a frame draw it once."""
+        first = self._trace_request is None
+        self._trace_request = (chunk_id,)
+        if first:
+            self.call_after_refresh(self._draw_trace)
+
+    def _draw_trace(self) -> None:
+        request, self._trace_request = self._trace_request, None
+        if request is None:
+            return
+        chunk_id = request[0]
         trace = self.query_one("#trace", TracePanel)
         if self.response is not None and not self.response.results:
             trace.show(None, None, hint=no_hits_text(self.response))

@@ -123,6 +123,7 @@ class TracePanel(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows: list[tuple[str, str]] = []
+        self._shown: tuple[object, ...] | None = None
 
     def compose(self) -> ComposeResult:
         """Heading, then the chunk and the numbers (stacked, or side by side when wide)."""
@@ -137,7 +138,12 @@ class TracePanel(VerticalScroll):
         self.set_class(self.size.width >= SIDE_BY_SIDE_FROM, "-wide")
 
     def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str | Text = "") -> None:
-        """Render `hit` (or `hint` when there is none)."""
+        """Render `hit` (or `hint` when there is none); showing again what is shown costs nothing."""
+        shown = (hit, response, hint, self.has_class("-wide"))
+        if self._shown is not None and all(a is b for a, b in zip(shown[:2], self._shown[:2], strict=True)) \
+                and shown[2:] == self._shown[2:]:
+            return
+        self._shown = shown
         self.rows = []
         rows, text = self.query_one("#trace-rows", Static), self.query_one("#trace-text", Static)
         if hit is None or response is None:
