@@ -19,3 +19,14 @@ class FileIssue:
         if self.line is not None:
             data["line"] = self.line
         return data
+
+
+def carried_over(recorded: list[dict[str, object]], unread: set[str]) -> list[FileIssue]:
+    """The issues an earlier sync recorded for files this sync did not read again (unchanged on disk): they
+    still hold, so `status` keeps showing them."""
+    kept = []
+    for item in recorded:
+        path, reason, line = item.get("path"), item.get("reason"), item.get("line")
+        if isinstance(path, str) and path in unread and isinstance(reason, str):
+            kept.append(FileIssue(path, reason, line if isinstance(line, int) else None))
+    return kept

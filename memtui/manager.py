@@ -29,7 +29,7 @@ from memtui.index.store import (
     remove_leftovers,
     temp_index_path,
 )
-from memtui.issues import FileIssue
+from memtui.issues import FileIssue, carried_over
 from memtui.jscompat import js_stringify
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
 from memtui.search.fast_search import FastSearch
@@ -253,7 +253,7 @@ class MemoryManager(EventHub):
                 self.emit(IndexEvent("failed", reason=reason,
                                      error=str(exc) if isinstance(exc, MemtuiError) else unexpected_message(exc)))
                 raise
-            report.issues[:0] = self.notices
+            report.issues[:0] = [*self.notices, *carried_over(self.store.read_issues(), report.unread)]
             self.notices = []
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
             self.store.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)

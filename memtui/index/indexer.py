@@ -14,6 +14,7 @@ from memtui.atomic import open_for_read, parts_below
 from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
+from memtui.index.freshness import same_stat
 from memtui.index.store import ChunkRow, Store
 from memtui.index.workspace import (
     MAX_MARKDOWN_BYTES,
@@ -60,6 +61,7 @@ class SyncReport:
     issues: list[FileIssue] = field(default_factory=list)
     full_reason: str | None = None
     repaired: str | None = None
+    unread: set[str] = field(default_factory=set)  # memory files taken as unchanged by size and mtime
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON."""
@@ -169,13 +171,22 @@ class Indexer:
             files.append(MemoryFile(target, rel))
         return files
 
-    def _memory_documents(self, issues: list[FileIssue],
-                          only: set[str] | None = None) -> list[tuple[str, Callable[[], _Document | None]]]:
+    def _memory_documents(self, report: SyncReport, only: set[str] | None = None,
+                          known: dict[str, tuple[str, float, int]] | None = None,
+                          ) -> list[tuple[str, Callable[[], _Document | None]]]:
+        """A loader per memory file. A file whose size and mtime are those `known` (path → hash, mtime, size)
+        is not read: it is what was indexed (as `freshness.first_difference` takes it), so a sync of 10,000
+        unchanged notes costs 10,000 `lstat` calls, not 10,000 reads and hashes."""
+        known = known or {}
         loaders: list[tuple[str, Callable[[], _Document | None]]] = []
         for memory_file in self._listed(only):
 
             def load(mf: Any = memory_file) -> _Document | None:
-                read = self._read_markdown(mf.rel_path, issues)
+                row = known.get(mf.rel_path)
+                if row is not None and same_stat(mf.abs_path, row[1], row[2]):
+                    report.unread.add(mf.rel_path)
+                    return _Document(mf.rel_path, "memory", row[0], row[1], row[2], [])
+                read = self._read_markdown(mf.rel_path, report.issues)
                 if read is None:
                     return None
                 content, mtime, size = read
@@ -197,8 +208,10 @@ class Indexer:
         model = model_name(self.provider)
         memory_items: list[tuple[str, Callable[[], _Document | None], str]] = []
         if "memory" in self.settings.sources and memory_paths != set():
+            known = {} if full else {path: (digest, mtime, size) for path, source, digest, mtime, size
+                                     in store.file_rows() if source == "memory"}
             memory_items = [(rel, loader, "memory")
-                            for rel, loader in self._memory_documents(report.issues, memory_paths)]
+                            for rel, loader in self._memory_documents(report, memory_paths, known)]
         session_items = self._session_items(report.issues, session_files) if "sessions" in self.settings.sources \
             else []
         items = memory_items + session_items

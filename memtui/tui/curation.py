@@ -8,7 +8,6 @@ from datetime import date
 from pathlib import Path
 
 from memtui.atomic import append_text, atomic_write_text
-from memtui.dreaming.promotion import LONG_TERM_HEADER, MARKER_PREFIX, MEMORY_FILE, promotion_markers
 from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date, memory_location
 
@@ -80,6 +79,8 @@ def promote_lines(workspace_dir: Path, *, path: str, start_line: int, end_line: 
     on the entry's first line; a second call with the same lines is a no-op.
 
     The entry is appended (never a rewrite), so what another writer appended meanwhile is kept."""
+    from memtui.dreaming.promotion import LONG_TERM_HEADER, MARKER_PREFIX, MEMORY_FILE, promotion_markers
+
     memory_path = workspace_dir / MEMORY_FILE
     key = promotion_key(source, path, start_line, end_line)
     entry = markdown_entry(text, day=daily_date(path))

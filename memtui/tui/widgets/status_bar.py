@@ -3,14 +3,15 @@ live tuning differs from the config, and indexing progress. Shorter on narrow te
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
 from textual.widgets import ProgressBar, Static
 
-from memtui.index.indexer import Progress
+if TYPE_CHECKING:  # the indexer itself loads with the first sync, after the first frame
+    from memtui.index.indexer import Progress
 
 MODEL_HINT = "memtui model install"
 NARROW = 100
