@@ -143,3 +143,19 @@ def test_extra_dir_inside_memory_walk_is_not_repeated(ws: Path) -> None:
 def test_relative_paths_use_forward_slashes_at_any_depth(ws: Path) -> None:
     _write(ws / "memory" / "a" / "b" / "c" / "d.md")
     assert _rels(ws) == ["memory/a/b/c/d.md"]
+
+
+def test_workspace_itself_as_extra_path_adds_only_what_memory_did_not(ws: Path) -> None:
+    _write(ws / "MEMORY.md")
+    _write(ws / "memory" / "a.md")
+    _write(ws / "top.md")
+    assert _rels(ws, ["."]) == ["MEMORY.md", "memory/a.md", "top.md"]
+
+
+def test_extra_dir_through_a_symlinked_parent_is_deduplicated_by_real_path(ws: Path, tmp_path: Path) -> None:
+    """The real path of a walked file is its folder's real path plus the walked names: a folder reached through
+    a symlinked parent still names the files `memory/` already listed."""
+    _write(ws / "memory" / "team" / "a.md")
+    _write(ws / "memory" / "team" / "deep" / "b.md")
+    os.symlink(ws / "memory", tmp_path / "alias")
+    assert _rels(ws, [str(tmp_path / "alias" / "team")]) == ["memory/team/a.md", "memory/team/deep/b.md"]

@@ -46,61 +46,69 @@ def canonical_root_memory(workspace_dir: Path) -> Path | None:
     return path
 
 
-def _walk_markdown(directory: Path) -> list[Path]:
+def _walk_markdown(directory: Path) -> list[str]:
     """Depth-first walk in name order: symlinks (files and dirs) and `.openclaw-repair` skipped, `.md` files
-    kept. Iterative, so a folder nested thousands of levels deep is walked like any other."""
-    found: list[Path] = []
-    pending: list[list[os.DirEntry[str]]] = [_sorted_entries(directory)]
+    kept, as paths relative to `directory` (joined with `/`). Iterative, so a folder nested thousands of levels
+    deep is walked like any other."""
+    found: list[str] = []
+    pending: list[tuple[str, list[os.DirEntry[str]]]] = [("", _entries_last_first(str(directory)))]
     while pending:
-        entries = pending[-1]
+        prefix, entries = pending[-1]
         if not entries:
             pending.pop()
             continue
-        entry = entries.pop(0)
+        entry = entries.pop()
         if entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name != REPAIR_DIR:
-                pending.append(_sorted_entries(Path(entry.path)))
+                pending.append((f"{prefix}{entry.name}/", _entries_last_first(entry.path)))
         elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
-            found.append(Path(entry.path))
+            found.append(prefix + entry.name)
     return found
 
 
-def _sorted_entries(directory: Path) -> list[os.DirEntry[str]]:
+def _entries_last_first(directory: str) -> list[os.DirEntry[str]]:
+    """A folder's entries in reverse name order (taken from the end, they come in name order)."""
     try:
         with os.scandir(directory) as entries:
-            return sorted(entries, key=lambda e: e.name)
+            return sorted(entries, key=lambda e: e.name, reverse=True)
     except OSError:
         return []
 
 
+def _below(workspace_dir: Path, directory: Path) -> list[tuple[Path, str, str]]:
+    """The Markdown files under `directory`: path, workspace-relative path and real path, each built from the
+    folder's own once (the walk skips symlinks, so nothing below the folder changes the real path)."""
+    rel_dir, real_dir = rel_path(workspace_dir, directory), os.path.realpath(directory)
+    prefix = "" if rel_dir == "." else f"{rel_dir}/"
+    return [(directory / inner, prefix + inner, f"{real_dir}/{inner}") for inner in _walk_markdown(directory)]
+
 
 def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
     """MEMORY.md, then `memory/**/*.md`, then each extra path; de-duplicated by real path."""
-    candidates: list[Path] = []
+    candidates: list[tuple[Path, str, str]] = []
     root = canonical_root_memory(workspace_dir)
     if root is not None:
-        candidates.append(root)
+        candidates.append((root, ROOT_MEMORY_FILE, os.path.realpath(root)))
     memory_dir = workspace_dir / MEMORY_DIR
     if memory_dir.is_dir() and not memory_dir.is_symlink():
-        candidates.extend(_walk_markdown(memory_dir))
+        candidates.extend(_below(workspace_dir, memory_dir))
     for raw in extra_paths:
         extra = resolve_extra_path(workspace_dir, raw)
         if extra.is_symlink():
             continue
         if extra.is_dir():
-            candidates.extend(_walk_markdown(extra))
+            candidates.extend(_below(workspace_dir, extra))
         elif extra.is_file() and extra.name.endswith(".md"):
-            candidates.append(extra)
+            candidates.append((extra, rel_path(workspace_dir, extra), os.path.realpath(extra)))
     seen: set[str] = set()
     files: list[MemoryFile] = []
-    for path in candidates:
-        real = os.path.realpath(path)
+    for path, rel, real in candidates:
         if real in seen:
             continue
         seen.add(real)
-        files.append(MemoryFile(path, rel_path(workspace_dir, path)))
+        files.append(MemoryFile(path, rel))
     return files
 
 
