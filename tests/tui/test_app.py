@@ -373,3 +373,21 @@ async def test_editing_a_hit_opened_at_its_lines_keeps_them_and_escape_d_discard
         assert app.viewer.mode == "raw" and app.viewer.text_area.text == original
         assert not app.check_action("save", ())
     assert path.read_text(encoding="utf-8") == original
+
+
+async def test_a_file_written_again_keeps_its_row_in_the_browser(manager: MemoryManager, make_app) -> None:
+    """An agent appending to today's log is a file event per write: the browser keeps the row (no redraw of the
+    tree); a new file gets one."""
+    app = make_app(manager)
+    log = manager.env.workspace_dir / "memory" / "2026-04-10.md"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        row = app.browser.find("memory/2026-04-10.md")
+        assert row is not None
+        with log.open("a", encoding="utf-8") as handle:
+            handle.write("- one more line\n")
+        (log.parent / "2026-04-11.md").write_text("# 2026-04-11\n\n- new\n", encoding="utf-8")
+        manager.emit(IndexEvent("file-changed", paths=("memory/2026-04-10.md", "memory/2026-04-11.md")))
+        await settle(app, pilot, delay=0.4)
+        assert app.browser.find("memory/2026-04-10.md") is row
+        assert app.browser.find("memory/2026-04-11.md") is not None

@@ -169,7 +169,10 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
     # -- incremental changes ------------------------------------------------------------------
 
     def apply(self, added: list[BrowserEntry], removed: list[str]) -> None:
-        """Add, replace or remove single entries (from file events) without rebuilding the tree."""
+        """Add, replace or remove single entries (from file events) without rebuilding the tree; a file written
+        again (the same entry) leaves the tree as it is."""
+        added = [entry for entry in added if self.listing.entries.get(entry.rel) != entry]
+        removed = [rel for rel in removed if rel in self.listing.entries]
         if not added and not removed:
             return
         self.listing.apply(added, removed)
