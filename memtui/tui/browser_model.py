@@ -90,6 +90,15 @@ def list_entries(workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir
     return entries
 
 
+def diff_entries(current: dict[str, BrowserEntry],
+                 entries: Iterable[BrowserEntry]) -> tuple[list[BrowserEntry], list[str]]:
+    """(added or changed, removed paths) to go from `current` (path → entry) to `entries`."""
+    fresh = {e.rel: e for e in entries}
+    added = [e for rel, e in fresh.items() if current.get(rel) != e]
+    removed = [rel for rel in current if rel not in fresh]
+    return added, removed
+
+
 def _group_keys(entry: BrowserEntry) -> tuple[tuple[object, ...], ...]:
     """The groups an entry is counted in: its year and month, or its section ("" for the top level)."""
     if entry.day is not None:
@@ -107,10 +116,7 @@ class Listing:
 
     def diff(self, entries: Iterable[BrowserEntry]) -> tuple[list[BrowserEntry], list[str]]:
         """(added or changed, removed paths) to go from this listing to `entries`."""
-        fresh = {e.rel: e for e in entries}
-        added = [e for rel, e in fresh.items() if self.entries.get(rel) != e]
-        removed = [rel for rel in self.entries if rel not in fresh]
-        return added, removed
+        return diff_entries(self.entries, entries)
 
     def apply(self, added: Iterable[BrowserEntry], removed: Iterable[str]) -> None:
         """Take the changes. The counts per group follow entry by entry (a file event costs no regrouping); the

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual.message import Message
 
-from memtui.index.indexer import Progress, SyncReport
-from memtui.search.engine import SearchResponse
-from memtui.tui.browser_model import BrowserEntry, Listing
+if TYPE_CHECKING:  # the indexer loads with the first sync, after the first frame
+    from memtui.index.indexer import Progress, SyncReport
+    from memtui.search.engine import SearchResponse
+    from memtui.tui.browser_model import BrowserEntry, Listing
 
 
 @dataclass
@@ -78,9 +79,11 @@ class StatusReady(Message):
 
 @dataclass
 class FilesListed(Message):
-    """The browser's entries, read from disk and grouped in a worker."""
+    """The browser's entries, read from disk and grouped in a worker; with `changes`, what differs from the
+    listing shown when the worker started (added or changed entries, removed paths)."""
 
     listing: Listing
+    changes: tuple[list[BrowserEntry], list[str]] | None = None
 
 
 @dataclass

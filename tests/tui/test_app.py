@@ -391,3 +391,22 @@ async def test_a_file_written_again_keeps_its_row_in_the_browser(manager: Memory
         await settle(app, pilot, delay=0.4)
         assert app.browser.find("memory/2026-04-10.md") is row
         assert app.browser.find("memory/2026-04-11.md") is not None
+
+
+async def test_a_relisting_changes_only_the_rows_that_differ(manager: MemoryManager, make_app) -> None:
+    """Re-reading the folder (after a sync that saw another set of files) compares the listings in the worker:
+    the tree gains and loses the rows that differ, and keeps the others."""
+    app = make_app(manager)
+    memory = manager.env.workspace_dir / "memory"
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        kept = app.browser.find("memory/2026-04-10.md")
+        (memory / "2026-04-12.md").write_text("# 2026-04-12\n\n- new\n", encoding="utf-8")
+        gone = next(p for p in sorted(memory.glob("2026-*.md")) if p.name != "2026-04-10.md")
+        gone.unlink()
+        app.refresh_browser()
+        await settle(app, pilot)
+        assert app.browser.find("memory/2026-04-10.md") is kept
+        assert app.browser.find("memory/2026-04-12.md") is not None
+        assert app.browser.find(f"memory/{gone.name}") is None
+        assert app.browser.border_subtitle.startswith(f"{len(app.browser.listing.entries):,} files")

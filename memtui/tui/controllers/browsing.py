@@ -12,7 +12,7 @@ from textual.timer import Timer
 from textual.widgets import Input, TabbedContent, TextArea, Tree
 
 from memtui.errors import MemtuiError
-from memtui.tui.browser_model import BrowserEntry, Listing, entry_for, list_entries
+from memtui.tui.browser_model import BrowserEntry, Listing, diff_entries, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
@@ -28,6 +28,7 @@ class BrowserController(MemtuiBase):
         super().__init__(*args, **kwargs)
         self._changed_paths: set[str] = set()
         self._track_timer: Timer | None = None
+        self._shown_listing: Listing | None = None  # the browser's model, set on the UI thread
 
     def refresh_browser(self) -> None:
         """Re-read the file list from disk in a worker; the tree takes only the differences."""
@@ -36,15 +37,21 @@ class BrowserController(MemtuiBase):
     @work(thread=True, exclusive=True, group="listing", exit_on_error=False, description="Listing files")
     def _listing_worker(self) -> None:
         env = self.manager.env
+        shown = self._shown_listing
+        before = dict(shown.entries) if shown is not None else None  # one copy, made under the GIL
         listing = Listing(list_entries(env.workspace_dir, self.manager.settings.extra_paths, env.sessions_dir))
-        listing.group_counts()  # group (and sort) here, not on the UI thread
-        self.post_message(FilesListed(listing))
+        if before is None:
+            listing.group_counts()  # group (and sort) here, not on the UI thread
+            self.post_message(FilesListed(listing))
+        else:  # compare 10,000 entries here too: the tree takes the few differences
+            self.post_message(FilesListed(listing, diff_entries(before, listing.entries.values())))
 
     @on(FilesListed)
     @while_running
     def _files_listed(self, message: FilesListed) -> None:
         first = not self.browser.listed
-        self.browser.show_listing(message.listing, self.today)
+        self.browser.show_listing(message.listing, self.today, message.changes)
+        self._shown_listing = self.browser.listing
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
         if first and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())

@@ -77,11 +77,13 @@ class MemoryBrowser(Tree[BrowserEntry | Group]):
 
     # -- listing ------------------------------------------------------------------------------
 
-    def show_listing(self, listing: Listing, today: date) -> None:
-        """Show a fresh listing: the first one whole, a later one (re-read from disk) as differences."""
+    def show_listing(self, listing: Listing, today: date,
+                     changes: tuple[list[BrowserEntry], list[str]] | None = None) -> None:
+        """Show a fresh listing: the first one whole, a later one (re-read from disk) as differences (`changes`
+        when a worker computed them)."""
         self.today = today
         if self.listed:
-            self.apply(*self.listing.diff(listing.entries.values()))
+            self.apply(*(changes if changes is not None else self.listing.diff(listing.entries.values())))
             return
         self.listed = True
         self.listing = listing
