@@ -410,26 +410,3 @@ async def test_a_relisting_changes_only_the_rows_that_differ(manager: MemoryMana
         assert app.browser.find("memory/2026-04-12.md") is not None
         assert app.browser.find(f"memory/{gone.name}") is None
         assert app.browser.border_subtitle.startswith(f"{len(app.browser.listing.entries):,} files")
-
-
-async def test_a_sync_pauses_between_files_only_while_a_frame_is_late(manager: MemoryManager, make_app,
-                                                                       monkeypatch) -> None:
-    """The engine's thread hands the interpreter to the screen while a frame is being drawn (its beat is late),
-    not while the screen is idle, nor while it waits for something else ($EDITOR): a sync is never slowed for
-    nothing."""
-    import time
-
-    from memtui.index.indexer import Progress
-    from memtui.tui.controllers import indexing
-
-    app = make_app(manager)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(app, pilot)
-        pauses: list[float] = []
-        monkeypatch.setattr(indexing.time, "sleep", pauses.append)
-        event = IndexEvent("progress", reason="watch", progress=Progress("index", 1, 10, 1, "memory/a.md"))
-        for late, pauses_expected in ((0.0, 0), (0.05, 1), (2.0, 0)):
-            pauses.clear()
-            app._beat_at = time.monotonic() - late
-            app._relay_index_event(event)
-            assert len(pauses) == pauses_expected, late

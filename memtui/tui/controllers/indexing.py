@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import Any
 
 from textual import on, work
-from textual.timer import Timer
 from textual.worker import get_current_worker
 
 from memtui.index.events import IndexEvent
@@ -20,10 +19,6 @@ from memtui.tui.widgets import IndexStatusBar
 
 TUI_SYNC_REASON = "tui"
 PROGRESS_EVERY = 0.1  # seconds between progress messages from the engine's thread
-# While a sync runs, the screen beats every BEAT seconds. A beat later than LATE means a frame is being drawn:
-# the sync thread then sleeps YIELD_S between files, so the frame has the interpreter to itself instead of half
-# of it. A beat later than STALLED means the screen is not drawing but waiting ($EDITOR): no pause then.
-BEAT, LATE, STALLED, YIELD_S = 0.01, 0.025, 0.5, 0.003
 
 
 class IndexController(MemtuiBase):
@@ -36,8 +31,6 @@ class IndexController(MemtuiBase):
         self._quiet_sync = False
         self._progress_posted_at = 0.0
         self._unsubscribe: Callable[[], None] | None = None
-        self._beat_at = time.monotonic()
-        self._beat_timer: Timer | None = None
 
     def listen_to_engine(self) -> None:
         """Subscribe to the engine's events (file events from now on reach the screen)."""
@@ -86,10 +79,8 @@ class IndexController(MemtuiBase):
         if event.kind == "started":
             self.post_message(IndexStarted(event.reason))
         elif event.kind == "progress" and event.progress is not None:
-            now = time.monotonic()
-            if LATE < now - self._beat_at < STALLED:
-                time.sleep(YIELD_S)
             # One message per file would cost the UI thread a dispatch each: post a few per second.
+            now = time.monotonic()
             done = event.progress.files_done >= event.progress.files_total
             if done or now - self._progress_posted_at >= PROGRESS_EVERY:
                 self._progress_posted_at = now
@@ -120,17 +111,6 @@ class IndexController(MemtuiBase):
     def _index_started(self, _message: IndexStarted) -> None:
         self.indexing = True
         self.query_one("#status-bar", IndexStatusBar).start()
-        self._beat()
-        if self._beat_timer is None:
-            self._beat_timer = self.set_interval(BEAT, self._beat)
-
-    def _beat(self) -> None:
-        self._beat_at = time.monotonic()
-
-    def _stop_beating(self) -> None:
-        if self._beat_timer is not None:
-            self._beat_timer.stop()
-            self._beat_timer = None
 
     @on(IndexProgress)
     @while_running
@@ -141,7 +121,6 @@ class IndexController(MemtuiBase):
     @while_running
     def _index_finished(self, message: IndexFinished) -> None:
         self.indexing = False
-        self._stop_beating()
         self.query_one("#status-bar", IndexStatusBar).stop()
         self.refresh_status()
         report = message.report
@@ -155,7 +134,6 @@ class IndexController(MemtuiBase):
     @while_running
     def _index_failed(self, message: IndexFailed) -> None:
         self.indexing = False
-        self._stop_beating()
         self.query_one("#status-bar", IndexStatusBar).stop()
         self.refresh_status()
         self.push_screen(ErrorModal("Indexing failed", message.error))
