@@ -56,9 +56,11 @@ def _many_notes(workspace: Path, count: int) -> None:
 def test_watch_keeps_indexing_into_the_live_index_after_another_process_rebuilds_it(tmp_path: Path,
                                                                                    workspace: Path) -> None:
     assert _cli(tmp_path, workspace, "index").returncode == 0
+    # Ctrl-C must reach it even when the tests run as a background job, whose children inherit SIGINT ignored.
     watch = subprocess.Popen([sys.executable, "-m", "memtui", "watch", "--debounce-ms", "200", "--state-dir",
                               str(tmp_path / "state"), "--workspace", str(workspace), "--provider", "none"],
-                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV)
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=ENV,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         _wait_for_line(watch, "sync (session-start)")
         rebuilt = _cli(tmp_path, workspace, "index", "--force")
