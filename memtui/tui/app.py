@@ -118,6 +118,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self.listen_to_engine()
         self.call_after_refresh(self._start_workers)
         self._apply_sidebar()
+        if self.initial_query:
+            self.query_input.value = self.initial_query
         self.focus_now(self.browser if self.query_one("#side").display else self.results)
         if self.screenshot_path is not None:
             self.set_interval(0.1, self._screenshot_when_idle)
@@ -129,8 +131,6 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         gc.freeze()
         self.refresh_browser()
         self.start_engine()
-        if self.initial_query:  # after the engine started: a query typed on the command line waits for the index
-            self.query_input.value = self.initial_query
         probe = LagProbe.from_env()  # from the first frame on (the time to it is measured on its own)
         if probe is not None:
             self.set_interval(TICK, lambda: probe.sample(self.indexing))

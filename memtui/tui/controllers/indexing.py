@@ -33,14 +33,17 @@ class IndexController(MemtuiBase):
         self._unsubscribe: Callable[[], None] | None = None
 
     def listen_to_engine(self) -> None:
-        """Subscribe to the engine's events (file events from now on reach the screen)."""
+        """Subscribe to the engine's events (file events from now on reach the screen) and tell whether the
+        index is to be built at start: the app counts as indexing from now on, so a query typed before the sync
+        starts waits for it."""
         self._unsubscribe = self.manager.subscribe(self._relay_index_event)
+        needs_index = self.manager.dirty or self.manager.store.read_meta() is None
+        self.indexing = self.auto_index and needs_index and not self.manager.env.read_only
 
     def start_engine(self) -> None:
         """Start indexing when the index is missing or dirty (the status is read when it is done), else read the
         status now."""
-        needs_index = self.manager.dirty or self.manager.store.read_meta() is None
-        if self.auto_index and needs_index and not self.manager.env.read_only:
+        if self.indexing:
             self._quiet_sync = True
             self.run_sync(force=False)
         else:
