@@ -171,13 +171,11 @@ class Indexer:
             files.append(MemoryFile(target, rel))
         return files
 
-    def _memory_documents(self, report: SyncReport, only: set[str] | None = None,
-                          known: dict[str, tuple[str, float, int]] | None = None,
-                          ) -> list[tuple[str, Callable[[], _Document | None]]]:
+    def _memory_documents(self, report: SyncReport, only: set[str] | None,
+                          known: dict[str, tuple[str, float, int]]) -> list[tuple[str, Callable[[], _Document | None]]]:
         """A loader per memory file. A file whose size and mtime are those `known` (path → hash, mtime, size)
         is not read: it is what was indexed (as `freshness.first_difference` takes it), so a sync of 10,000
         unchanged notes costs 10,000 `lstat` calls, not 10,000 reads and hashes."""
-        known = known or {}
         loaders: list[tuple[str, Callable[[], _Document | None]]] = []
         for memory_file in self._listed(only):
 
@@ -206,17 +204,21 @@ class Indexer:
         report = SyncReport(reason=reason, full=full)
         emit = progress or (lambda _p: None)
         model = model_name(self.provider)
+        rows = store.file_rows()
+        indexed: dict[str, dict[str, str]] = {"memory": {}, "sessions": {}}
+        for path, source, digest, _mtime, _size in rows:
+            if source in indexed:
+                indexed[source][path] = digest
         memory_items: list[tuple[str, Callable[[], _Document | None], str]] = []
         if "memory" in self.settings.sources and memory_paths != set():
-            known = {} if full else {path: (digest, mtime, size) for path, source, digest, mtime, size
-                                     in store.file_rows() if source == "memory"}
+            known = {} if full else {path: (digest, mtime, size) for path, source, digest, mtime, size in rows
+                                     if source == "memory"}
             memory_items = [(rel, loader, "memory")
                             for rel, loader in self._memory_documents(report, memory_paths, known)]
         session_items = self._session_items(report.issues, session_files) if "sessions" in self.settings.sources \
             else []
         items = memory_items + session_items
         report.files_total = len(items)
-        indexed = {"memory": store.file_hashes("memory"), "sessions": store.file_hashes("sessions")}
         emit(Progress("scan", 0, len(items), 0))
         seen: dict[str, set[str]] = {"memory": set(), "sessions": set()}
         with store.batch():

@@ -65,12 +65,6 @@ class StoreReads(StoreBase):
 
     # -- files and chunks -------------------------------------------------------------------
 
-    def file_hashes(self, source: str) -> dict[str, str]:
-        """path → hash of indexed files of one source."""
-        with self.lock:
-            rows = self.conn.execute("SELECT path, hash FROM files WHERE source = ?", (source,)).fetchall()
-        return {path: digest for path, digest in rows}
-
 
     def revision(self) -> str | None:
         """The chunks revision token (changes with every write, another program's too; None for an index never
