@@ -14,7 +14,8 @@ twice, with a built index and without one (the app indexes on start), and report
 
 memtui's bytecode is written before the first run, as an install has it (this environment sets
 PYTHONDONTWRITEBYTECODE=1). The screen is read with pyte (a VT100 emulator). Wall time, the benchmark process's
-CPU time, the children's CPU time and the load average are printed with the numbers.
+CPU time, the children's CPU time, the load average, the CPU time the VM's host took away (steal) and how long a
+plain Python loop takes here are printed with the numbers.
 """
 
 from __future__ import annotations
@@ -158,6 +159,25 @@ def stalls(log: Path, since: float = 0.0) -> tuple[float, float]:
     return max(busy, default=float("nan")), max([*busy, *idle], default=float("nan"))
 
 
+def cpu_ticks() -> tuple[int, int]:
+    """(steal, total) CPU ticks of the machine so far (/proc/stat; zeros elsewhere): on a shared VM, the host
+    taking the CPUs away is time the app could not run."""
+    try:
+        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    except (OSError, ValueError):
+        return 0, 0
+    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+
+
+def python_speed() -> float:
+    """Seconds a 10,000,000-step Python loop takes here: how fast this machine is, to compare runs across VMs."""
+    start = time.process_time()
+    total = 0
+    for step in range(10_000_000):
+        total += step
+    return time.process_time() - start
+
+
 def child_env() -> dict[str, str]:
     """The app's environment: this checkout first on the path, bytecode read and written as an install has it."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -176,7 +196,7 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
         log = Path(tmp) / "lag.log"
         env = {**child_env(), "TERM": "xterm-256color", "MEMTUI_LAG_LOG": str(log),
                "COLUMNS": str(COLS), "LINES": str(ROWS)}
-        children_before = os.times()
+        children_before, ticks_before = os.times(), cpu_ticks()
         term = Terminal([python, "-m", "memtui", *common], env)
         try:
             first_frame = term.wait_for("3 Results")
@@ -205,12 +225,13 @@ def run(notes: int, built: bool, queries: int) -> dict[str, float]:
             _, after_sync = stalls(log, since=synced_at)
         finally:
             term.close()
-        children = os.times()
+        children, ticks = os.times(), cpu_ticks()
         child_cpu = (children.children_user - children_before.children_user) + \
             (children.children_system - children_before.children_system)
         return {"first_frame_s": first_frame, "status_s": status, "keystroke_ms_median": 1000 * statistics.median(
             latencies), "keystroke_ms_max": 1000 * max(latencies), "stall_indexing_ms": index_stall,
-            "stall_after_sync_ms": after_sync, "app_cpu_s": child_cpu}
+            "stall_after_sync_ms": after_sync, "app_cpu_s": child_cpu,
+            "steal_pct": 100 * (ticks[0] - ticks_before[0]) / max(1, ticks[1] - ticks_before[1])}
 
 
 def main() -> int:
@@ -221,7 +242,8 @@ def main() -> int:
     args = parser.parse_args()
     subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "memtui")], check=True, env=child_env())
     wall, cpu = time.perf_counter(), time.process_time()
-    print(f"load average before: {os.getloadavg()[0]:.2f} · {os.cpu_count()} CPUs")
+    print(f"load average before: {os.getloadavg()[0]:.2f} · {os.cpu_count()} CPUs · a 10^7-step Python loop takes "
+          f"{python_speed():.2f} s")
     print(f"{'notes':>6} {'index':>7} {'first frame':>12} {'status':>8} {'key→results':>16} {'stall idx':>10} "
           f"{'stall sync':>11} {'app CPU':>8}")
     for notes in args.notes:
@@ -230,7 +252,8 @@ def main() -> int:
             stall = f"{r['stall_indexing_ms']:.0f} ms" if not built else "–"
             print(f"{notes:>6} {'built' if built else 'none':>7} {r['first_frame_s']:>10.2f} s {r['status_s']:>6.2f} s "
                   f"{r['keystroke_ms_median']:>6.0f} / {r['keystroke_ms_max']:>4.0f} ms {stall:>10} "
-                  f"{r['stall_after_sync_ms']:>8.0f} ms {r['app_cpu_s']:>6.1f} s  load {os.getloadavg()[0]:.2f}")
+                  f"{r['stall_after_sync_ms']:>8.0f} ms {r['app_cpu_s']:>6.1f} s  load {os.getloadavg()[0]:.2f} "
+                  f"steal {r['steal_pct']:.0f}%")
     print(f"key→results: median / max of {args.queries} queries; benchmark wall {time.perf_counter() - wall:.0f} s, "
           f"its own CPU {time.process_time() - cpu:.1f} s, load average after: {os.getloadavg()[0]:.2f}")
     return 0

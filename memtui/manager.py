@@ -513,9 +513,9 @@ class MemoryManager(EventHub):
 
     # -- status -----------------------------------------------------------------------------
 
-    def status(self, *, deep: bool = False, scan: bool = True) -> dict[str, Any]:
-        """`status --json` object (OpenClaw's fields plus memtui's); `scan=False` skips counting the memory
-        files on disk (a walk of the workspace: `scan.memoryFiles` is then None)."""
+    def status(self, *, deep: bool = False, scan: bool = True, verify: bool = True) -> dict[str, Any]:
+        """`status --json` (OpenClaw's fields plus memtui's); `scan=False` skips counting memory files on disk
+        (`scan.memoryFiles` None), `verify=False` comparing them with the index (a `SyncReport.complete` did)."""
         self.current_store()
         from memtui.index.workspace import list_memory_files
 
@@ -528,7 +528,7 @@ class MemoryManager(EventHub):
             for s in self.settings.sources
         ]
         meta = self.store.read_meta()
-        stale = self.stale_reason() if not self.env.read_only else None
+        stale = None if self.env.read_only else self.stale_reason() if verify else self.index_mismatch()
         status: dict[str, Any] = {
             "backend": "builtin",
             "agentId": self.env.agent_id,

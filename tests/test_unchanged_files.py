@@ -54,3 +54,23 @@ def test_issues_of_unread_files_are_still_reported(make_env: Callable[..., Agent
         broken.unlink()
         manager.sync(reason="gone")
         assert manager.status(scan=False)["issues"] == []
+
+
+def test_a_sync_says_whether_it_compared_every_file_and_status_can_rely_on_it(
+        make_env: Callable[..., AgentEnv], workspace: Path) -> None:
+    note = workspace / "memory" / "2026-11-27.md"
+    with MemoryManager(make_env()) as manager:
+        assert manager.sync(reason="test").complete
+        assert not manager.sync(reason="watcher", memory_paths={"memory/2026-11-27.md"}).complete
+        assert not manager.sync(reason="stopped", should_stop=lambda: True).complete
+        assert manager.sync(reason="again").complete
+
+        # Changed behind the index's back (no watcher): the walk sees it; a caller whose complete sync has
+        # just compared every file may skip the walk, and still sees what the watcher flagged.
+        note.write_text(note.read_text(encoding="utf-8") + "- one more line\n", encoding="utf-8")
+        walked = manager.status(scan=False)
+        assert walked["dirty"] is True
+        assert walked["custom"]["dirtyReason"] == "memory/2026-11-27.md changed since it was indexed"
+        assert manager.status(scan=False, verify=False)["dirty"] is False
+        manager.dirty = True
+        assert manager.status(scan=False, verify=False)["dirty"] is True

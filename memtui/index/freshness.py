@@ -24,9 +24,9 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
         if row is None:
             return f"{memory_file.rel_path} is not indexed yet"
         try:
-            if same_stat(memory_file.abs_path, row[1], row[2]):
+            if same_stat(memory_file.path, row[1], row[2]):
                 continue
-            if os.lstat(memory_file.abs_path).st_size > MAX_MARKDOWN_BYTES:  # the indexer does not read it either
+            if os.lstat(memory_file.path).st_size > MAX_MARKDOWN_BYTES:  # the indexer does not read it either
                 return f"{memory_file.rel_path} changed since it was indexed"
             text = _read(workspace_dir, extra_paths, memory_file.rel_path).decode("utf-8", errors="replace")
         except PathError:  # now a symlink, FIFO or device (swapped in since the listing): not what was indexed
@@ -40,7 +40,7 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
     return None
 
 
-def same_stat(path: Path, mtime: float, size: int) -> bool:
+def same_stat(path: str | Path, mtime: float, size: int) -> bool:
     """True when `path` (not followed if a symlink) has this size and mtime (ms): the file is taken as the one
     indexed, by the sync (which does not read it again) and by the `Dirty` check alike."""
     try:

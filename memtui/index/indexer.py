@@ -42,6 +42,7 @@ class Progress:
 
 
 ProgressCallback = Callable[[Progress], None]
+PROGRESS_EVERY = 0.05  # seconds between progress reports over files left as they were (each written one reports)
 
 
 @dataclass
@@ -62,6 +63,7 @@ class SyncReport:
     full_reason: str | None = None
     repaired: str | None = None
     unread: set[str] = field(default_factory=set)  # memory files taken as unchanged by size and mtime
+    complete: bool = False  # every memory file was compared with the index (not some paths, not stopped)
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON."""
@@ -168,7 +170,7 @@ class Indexer:
                 continue
             if rel == ROOT_MEMORY_FILE and canonical_root_memory(self.workspace_dir) is None:
                 continue
-            files.append(MemoryFile(target, rel))
+            files.append(MemoryFile(str(target), rel))
         return files
 
     def _memory_documents(self, report: SyncReport, only: set[str] | None,
@@ -181,7 +183,7 @@ class Indexer:
 
             def load(mf: Any = memory_file) -> _Document | None:
                 row = known.get(mf.rel_path)
-                if row is not None and same_stat(mf.abs_path, row[1], row[2]):
+                if row is not None and same_stat(mf.path, row[1], row[2]):
                     report.unread.add(mf.rel_path)
                     return _Document(mf.rel_path, "memory", row[0], row[1], row[2], [])
                 read = self._read_markdown(mf.rel_path, report.issues)
@@ -221,6 +223,15 @@ class Indexer:
         report.files_total = len(items)
         emit(Progress("scan", 0, len(items), 0))
         seen: dict[str, set[str]] = {"memory": set(), "sessions": set()}
+        reported = 0.0  # when progress was last reported for a file left as it was
+
+        def passed(done: int, rel: str) -> None:
+            nonlocal reported
+            now = time.monotonic()
+            if now - reported >= PROGRESS_EVERY:
+                reported = now
+                emit(Progress("index", done, len(items), report.chunks_written, rel))
+
         with store.batch():
             for done, (rel, loader, source) in enumerate(items, start=1):
                 if should_stop and should_stop():
@@ -229,10 +240,10 @@ class Indexer:
                 document = loader()
                 if document is None:
                     report.files_skipped += 1
-                    emit(Progress("index", done, len(items), report.chunks_written, rel))
+                    passed(done, rel)
                     continue
                 if not full and indexed[source].get(rel) == document.digest:
-                    emit(Progress("index", done, len(items), report.chunks_written, rel))
+                    passed(done, rel)
                     continue
                 if document.content:
                     document.chunks = self._chunk(document.content)
@@ -250,6 +261,7 @@ class Indexer:
                     stale = [p for p in paths if p not in seen[source] and (scope is None or p in scope)]
                     if stale:
                         report.files_deleted += store.delete_files(stale, source)
+        report.complete = memory_paths is None and not (should_stop and should_stop())
         report.elapsed_ms = (time.perf_counter() - started) * 1000
         emit(Progress("done", report.files_total, report.files_total, report.chunks_written))
         return report

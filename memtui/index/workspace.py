@@ -21,10 +21,16 @@ DAILY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-(.+))?\.md$")
 
 @dataclass(frozen=True)
 class MemoryFile:
-    """One memory file: its absolute path and its workspace-relative, forward-slash path."""
+    """One memory file: its absolute path (a string, so listing 10,000 files builds no `Path`) and its
+    workspace-relative, forward-slash path."""
 
-    abs_path: Path
+    path: str
     rel_path: str
+
+    @property
+    def abs_path(self) -> Path:
+        """The absolute path as a `Path`."""
+        return Path(self.path)
 
 
 def rel_path(workspace_dir: Path, abs_path: Path) -> str:
@@ -77,20 +83,21 @@ def _entries_last_first(directory: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _below(workspace_dir: Path, directory: Path) -> list[tuple[Path, str, str]]:
+def _below(workspace_dir: Path, directory: Path) -> list[tuple[str, str, str]]:
     """The Markdown files under `directory`: path, workspace-relative path and real path, each built from the
     folder's own once (the walk skips symlinks, so nothing below the folder changes the real path)."""
-    rel_dir, real_dir = rel_path(workspace_dir, directory), os.path.realpath(directory)
+    base, real_dir = os.fspath(directory).rstrip("/"), os.path.realpath(directory).rstrip("/")
+    rel_dir = rel_path(workspace_dir, directory)
     prefix = "" if rel_dir == "." else f"{rel_dir}/"
-    return [(directory / inner, prefix + inner, f"{real_dir}/{inner}") for inner in _walk_markdown(directory)]
+    return [(f"{base}/{inner}", prefix + inner, f"{real_dir}/{inner}") for inner in _walk_markdown(directory)]
 
 
 def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
     """MEMORY.md, then `memory/**/*.md`, then each extra path; de-duplicated by real path."""
-    candidates: list[tuple[Path, str, str]] = []
+    candidates: list[tuple[str, str, str]] = []
     root = canonical_root_memory(workspace_dir)
     if root is not None:
-        candidates.append((root, ROOT_MEMORY_FILE, os.path.realpath(root)))
+        candidates.append((str(root), ROOT_MEMORY_FILE, os.path.realpath(root)))
     memory_dir = workspace_dir / MEMORY_DIR
     if memory_dir.is_dir() and not memory_dir.is_symlink():
         candidates.extend(_below(workspace_dir, memory_dir))
@@ -101,7 +108,7 @@ def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[s
         if extra.is_dir():
             candidates.extend(_below(workspace_dir, extra))
         elif extra.is_file() and extra.name.endswith(".md"):
-            candidates.append((extra, rel_path(workspace_dir, extra), os.path.realpath(extra)))
+            candidates.append((str(extra), rel_path(workspace_dir, extra), os.path.realpath(extra)))
     seen: set[str] = set()
     files: list[MemoryFile] = []
     for path, rel, real in candidates:

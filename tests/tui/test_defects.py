@@ -307,6 +307,66 @@ async def test_thousands_of_daily_logs_make_few_tree_nodes_and_update_one_by_one
         assert len(browser._leaves) + len(browser._group_nodes) <= nodes + 2
 
 
+async def test_a_sync_of_a_few_files_does_not_reread_the_folder(manager: MemoryManager, make_app,
+                                                                 monkeypatch) -> None:
+    """The watcher's syncs cover the files it saw change: the tree takes them from the file events, and the
+    folder (10,000 files in a big workspace) is not listed again after each one."""
+    from memtui.tui.controllers import browsing
+
+    listings: list[int] = []
+    real = browsing.list_entries
+    monkeypatch.setattr(browsing, "list_entries", lambda *a: listings.append(1) or real(*a))
+    app = make_app(manager)
+    workspace = manager.env.workspace_dir
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        listed = len(listings)
+        (workspace / "memory" / "2026-04-27.md").write_text("# 2026-04-27\n\n- new\n", encoding="utf-8")
+        manager.emit(IndexEvent("file-changed", paths=("memory/2026-04-27.md",)))
+        await settle(app, pilot)
+        assert not manager.sync(reason="watcher", memory_paths={"memory/2026-04-27.md"}).complete
+        await settle(app, pilot)
+        assert app.browser.find("memory/2026-04-27.md") is not None
+        assert len(listings) == listed
+        assert "chunks · clean" in str(app.query_one("#status-summary").render())
+
+
+async def test_file_events_during_a_sync_reach_the_tree_when_it_ends_and_need_no_relisting(
+        manager: MemoryManager, make_app, monkeypatch) -> None:
+    """While a sync runs, the tree waits for its end (redrawing it while the sync walks 10,000 files stalls
+    both); the complete sync's file count then matches the tree, so the folder is not listed again."""
+    from memtui.tui.controllers import browsing
+
+    listings: list[int] = []
+    real = browsing.list_entries
+    monkeypatch.setattr(browsing, "list_entries", lambda *a: listings.append(1) or real(*a))
+    app = make_app(manager)
+    workspace = manager.env.workspace_dir
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        listed = len(listings)
+        manager.emit(IndexEvent("started", reason="watcher"))
+        (workspace / "memory" / "2026-04-26.md").write_text("# 2026-04-26\n\n- new\n", encoding="utf-8")
+        manager.emit(IndexEvent("file-changed", paths=("memory/2026-04-26.md",)))
+        await pilot.pause(0.6)
+        assert "memory/2026-04-26.md" not in app.browser.listing.entries
+        report = manager.sync(reason="test")  # emits started and finished
+        assert report.complete
+        await settle(app, pilot)
+        assert app.browser.find("memory/2026-04-26.md") is not None
+        assert len(listings) == listed
+
+        # A sync that never ends holds the tree back two seconds at most.
+        manager.emit(IndexEvent("started", reason="watcher"))
+        (workspace / "memory" / "2026-04-25.md").write_text("# 2026-04-25\n\n- new\n", encoding="utf-8")
+        manager.emit(IndexEvent("file-changed", paths=("memory/2026-04-25.md",)))
+        await pilot.pause(1.0)
+        assert "memory/2026-04-25.md" not in app.browser.listing.entries
+        await pilot.pause(1.5)
+        await settle(app, pilot)
+        assert app.browser.find("memory/2026-04-25.md") is not None
+
+
 # -- empty and first-run states ------------------------------------------------------------------
 
 

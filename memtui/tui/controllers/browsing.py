@@ -4,8 +4,9 @@ filter, opening files, rendered / raw, reloads on change."""
 from __future__ import annotations
 
 import gc
+import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from textual import on, work
 from textual.timer import Timer
@@ -18,7 +19,12 @@ from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFi
 from memtui.tui.screens import ErrorModal
 from memtui.tui.widgets import TracePanel
 
+if TYPE_CHECKING:  # the indexer loads with the first sync, after the first frame
+    from memtui.index.indexer import SyncReport
+
 TRACK_DELAY = 0.1  # seconds of file events gathered into one tree update
+TRACK_EVERY = 0.5  # at least this many seconds between two tree updates while events keep coming
+TRACK_HOLD = 2.0  # while a sync runs, tree updates wait for its end, this long at most
 
 
 class BrowserController(MemtuiBase):
@@ -29,6 +35,10 @@ class BrowserController(MemtuiBase):
         self._changed_paths: set[str] = set()
         self._track_timer: Timer | None = None
         self._shown_listing: Listing | None = None  # the browser's model, set on the UI thread
+        self._tracked_at = 0.0  # when the last batch of file events went to the tree
+        self._held_since = 0.0  # when the oldest file event not yet in the tree came
+        self._tracking = 0  # tracking workers whose result the tree has not taken yet
+        self._relist_check: SyncReport | None = None  # a complete sync to compare the tree with
 
     def refresh_browser(self) -> None:
         """Re-read the file list from disk in a worker; the tree takes only the differences."""
@@ -61,46 +71,77 @@ class BrowserController(MemtuiBase):
     @on(IndexFinished)
     @while_running
     def _relist_after_index(self, message: IndexFinished) -> None:
-        # File events keep the list current; re-read it only when the index saw a different set of files.
+        # File events keep the list current; a sync that saw every file tells whether they missed one.
+        if self._track_timer is not None and self._changed_paths:  # held for the sync: show them now
+            self._track_timer.stop()
+            self._flush_changes(hold=False)
+        if message.report.complete:
+            self._relist_check = message.report
+            self._check_listing()
+
+    def _check_listing(self) -> None:
+        """Re-read the list when the last complete sync saw other files than the tree shows, once the file
+        events still in flight are in the tree (they would explain the difference)."""
+        report = self._relist_check
+        if report is None or self._track_timer is not None or self._changed_paths or self._tracking:
+            return
+        self._relist_check = None
         indexed = sum(1 for e in self.browser.listing.entries.values() if e.kind in ("memory", "daily", "note",
                                                                                        "extra"))
-        if message.report.files_deleted or (self.browser.listed and indexed != message.report.files_total):
+        if report.files_deleted or (self.browser.listed and indexed != report.files_total):
             self.refresh_browser()
 
     def track_files(self, rels: tuple[str, ...] | list[str]) -> None:
-        """Show files memtui (or the watcher) saw written or removed: paths gathered for a tenth of a second,
-        checked on disk in a worker, then one update of the tree (no re-listing)."""
+        """Show files memtui (or the watcher) saw written or removed: paths gathered for a tenth of a second
+        (half a second after the last update, while events keep coming: each update redraws the tree), checked
+        on disk in a worker, then one update of the tree (no re-listing). While a sync runs, the update waits
+        for its end (two seconds at most): redrawing the tree while the sync walks the files would stall both."""
+        if not self._changed_paths:
+            self._held_since = time.monotonic()
         self._changed_paths.update(rel for rel in rels if not rel.startswith("/"))
         if self._track_timer is None:
-            self._track_timer = self.set_timer(TRACK_DELAY, self._flush_changes)
+            wait = max(TRACK_DELAY, self._tracked_at + TRACK_EVERY - time.monotonic())
+            self._track_timer = self.set_timer(wait, self._flush_changes)
 
-    def _flush_changes(self) -> None:
+    def _flush_changes(self, hold: bool = True) -> None:
         self._track_timer = None
+        held = time.monotonic() - self._held_since
+        if hold and self.indexing and self._changed_paths and held < TRACK_HOLD:
+            self._track_timer = self.set_timer(min(TRACK_EVERY, TRACK_HOLD - held), self._flush_changes)
+            return
+        self._tracked_at = time.monotonic()
         paths, self._changed_paths = sorted(self._changed_paths), set()
         if paths:
+            self._tracking += 1
             self._track_worker(paths)
+        else:
+            self._check_listing()
 
     @work(thread=True, group="tracking", exit_on_error=False, description="Checking changed files")
     def _track_worker(self, rels: list[str]) -> None:
         workspace = self.manager.env.workspace_dir
         added: list[BrowserEntry] = []
         removed: list[str] = []
-        for rel in rels:
-            path = workspace / rel
-            if path.is_file():
-                added.append(entry_for(workspace, rel, path))
-            else:
-                removed.append(rel)
-        self.post_message(FilesTracked(added, removed))
+        try:
+            for rel in rels:
+                path = workspace / rel
+                if path.is_file():
+                    added.append(entry_for(workspace, rel, path))
+                else:
+                    removed.append(rel)
+        finally:  # always answer, so the tree knows this worker is done
+            self.post_message(FilesTracked(added, removed))
 
     @on(FilesTracked)
     @while_running
     def _files_tracked(self, message: FilesTracked) -> None:
+        self._tracking -= 1
         was_empty = not self.browser.listing.entries
         self.browser.apply(message.added, message.removed)
         self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
         if was_empty != (not self.browser.listing.entries) and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
+        self._check_listing()
 
     @on(FilesChanged)
     @while_running

@@ -54,15 +54,16 @@ class IndexController(MemtuiBase):
         if self._unsubscribe is not None:
             self._unsubscribe()
 
-    def refresh_status(self) -> None:
-        """Recompute `MemoryManager.status()` in a worker (without the walk that counts files on disk); the
-        status bar redraws when it arrives."""
-        self._status_worker(False)
+    def refresh_status(self, *, verified: bool = False) -> None:
+        """Recompute `MemoryManager.status()` in a worker (without the walk that counts files on disk, and
+        without comparing every file with the index when a sync has just `verified` them all); the status bar
+        redraws when it arrives."""
+        self._status_worker(False, verify=not verified)
 
     @work(thread=True, exclusive=True, group="status", exit_on_error=False, description="Reading the status")
-    def _status_worker(self, full: bool) -> None:
+    def _status_worker(self, full: bool, verify: bool = True) -> None:
         try:
-            status = self.manager.status(scan=full)
+            status = self.manager.status(scan=full, verify=verify or full)
         except Exception as exc:
             self.post_message(IndexFailed(f"cannot read the index status: {exc}"))
             return
@@ -125,8 +126,8 @@ class IndexController(MemtuiBase):
     def _index_finished(self, message: IndexFinished) -> None:
         self.indexing = False
         self.query_one("#status-bar", IndexStatusBar).stop()
-        self.refresh_status()
         report = message.report
+        self.refresh_status(verified=report.complete)
         if (report.files_changed or report.files_deleted) and not self._quiet_sync:
             removed = f", {report.files_deleted} removed" if report.files_deleted else ""
             self.notify(f"Indexed {report.files_changed} changed file(s){removed}, {report.chunks_written} "
