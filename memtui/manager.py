@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
-from memtui.index.events import EventHub, IndexEvent, SyncRequest
+from memtui.index.events import EventHub, IndexEvent
 from memtui.index.identity import WORKSPACE_KEY, WorkspaceCheck, check_workspace
 from memtui.index.meta import build_meta, full_reindex_reason
 from memtui.index.store import (
@@ -29,6 +29,7 @@ from memtui.index.store import (
     remove_leftovers,
     temp_index_path,
 )
+from memtui.index.sync_queue import SyncQueue, SyncRequest
 from memtui.issues import FileIssue, carried_over
 from memtui.jscompat import js_stringify
 from memtui.search.engine import Searcher, SearchOptions, SearchResponse
@@ -77,9 +78,7 @@ class MemoryManager(EventHub):
         self.fast = FastSearch()
         self.dirty = not env.read_only and (("memory" in self.settings.sources and self.index_mismatch() is not None)
                                             or self.workspace_check.foreign is not None)
-        self._sync_queue: list[SyncRequest] = []
-        self._sync_thread: threading.Thread | None = None
-        self._queue_lock = threading.Lock()
+        self.queue = SyncQueue(self._run_request, self._write_lock)
         self._warm_sessions: set[str] = set()
 
     # -- lifecycle --------------------------------------------------------------------------
@@ -238,6 +237,7 @@ class MemoryManager(EventHub):
         with self._write_lock, WriterLock(Path(f"{self.env.store_path}.lock")):
             self._reopen_if_replaced()
             self.emit(IndexEvent("started", reason=reason))
+            began = time.monotonic()
 
             def relay(p: Progress) -> None:
                 if progress:
@@ -260,6 +260,8 @@ class MemoryManager(EventHub):
             self.workspace_check = WorkspaceCheck(str(self.env.workspace_dir))
             self.last_sync = report
             self.dirty = False
+            if report.complete:
+                self.queue.covered(began)
             self.emit(IndexEvent("finished", reason=reason, report=report))
             return report
 
@@ -395,43 +397,22 @@ class MemoryManager(EventHub):
         self.fallback = {"from": failed, "reason": reason}
 
     def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
-                     memory_paths: set[str] | None = None) -> None:
+                     memory_paths: set[str] | None = None, seen_at: float | None = None) -> None:
         """Queue a sync on the background indexing thread (one at a time). A queued unscoped sync covers
-        every later request; scoped ones (`session_files`, `memory_paths`) queue in order."""
-        if self.env.read_only:
-            return
-        request = SyncRequest(reason, tuple(session_files) if session_files is not None else None,
-                               frozenset(memory_paths) if memory_paths is not None else None)
-        with self._queue_lock:
-            if any(queued.unscoped for queued in self._sync_queue):
-                return
-            self._sync_queue.append(request)
-            if self._sync_thread is not None and self._sync_thread.is_alive():
-                return
-            self._sync_thread = threading.Thread(target=self._drain_syncs, name="memtui-sync", daemon=True)
-            self._sync_thread.start()
+        every later request; scoped ones (`session_files`, `memory_paths`) queue in order, and memory paths
+        whose last change was `seen_at` are skipped once a complete sync begun after that has run."""
+        if not self.env.read_only:
+            self.queue.put(SyncRequest(reason, tuple(session_files) if session_files is not None else None,
+                                       frozenset(memory_paths) if memory_paths is not None else None, seen_at))
 
-    def _drain_syncs(self) -> None:
-        while True:
-            with self._queue_lock:
-                if not self._sync_queue:
-                    self._sync_thread = None
-                    return
-                request = self._sync_queue.pop(0)
-            try:
-                self.sync(reason=request.reason,
-                          session_files=list(request.session_files) if request.session_files is not None else None,
-                          memory_paths=set(request.memory_paths) if request.memory_paths is not None else None)
-            except Exception:  # reported to listeners through the "failed" event
-                continue
+    def _run_request(self, request: SyncRequest) -> None:
+        self.sync(reason=request.reason,
+                  session_files=list(request.session_files) if request.session_files is not None else None,
+                  memory_paths=set(request.memory_paths) if request.memory_paths is not None else None)
 
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until queued background syncs have finished; False on timeout."""
-        thread = self._sync_thread
-        if thread is not None:
-            thread.join(timeout)
-            return not thread.is_alive()
-        return True
+        return self.queue.wait_idle(timeout)
 
     def warm_session(self, session_key: str | None) -> None:
         """`warmSession`: one background session-start sync per session key."""

@@ -112,6 +112,29 @@ def test_burst_of_writes_gives_one_sync(live: tuple[MemoryManager, MemoryWatcher
     assert len([e for e in recorder.finished if e.reason == "watch"]) == 1
 
 
+def test_a_full_sync_after_the_change_was_seen_makes_the_watchers_sync_moot(
+        live: tuple[MemoryManager, MemoryWatcher, Recorder], workspace: Path) -> None:
+    """Write a note, then sync everything (the app's ctrl+r) before the debounce fires: the full sync indexes
+    the note, and the watcher's own sync of it, queued behind, is dropped (it would read the note again)."""
+    manager, _watcher, recorder = live
+    note = workspace / "memory" / "2026-11-30.md"
+    note.write_text("# 2026-11-30\n\n- Paged about the gazpacho queue.\n", encoding="utf-8")
+    recorder.wait_for(lambda e: e.kind == "file-changed" and "memory/2026-11-30.md" in e.paths)
+    with pytest.raises(queue.Empty):  # until the write's last event (the debounce is 300 ms)
+        while True:
+            recorder.wait_for(lambda e: e.kind == "file-changed", timeout=0.1)
+    assert manager.sync(reason="full").complete
+    assert _search_paths(manager, "gazpacho") == ["memory/2026-11-30.md"]
+    recorder.wait_sync("full")
+    with pytest.raises(queue.Empty):
+        recorder.wait_for(lambda e: e.kind == "started", timeout=1.5)
+
+    # A change seen after a full sync began is synced as usual.
+    note.write_text("# 2026-11-30\n\n- Paged about the gnocchi queue.\n", encoding="utf-8")
+    recorder.wait_sync()
+    assert _search_paths(manager, "gnocchi") == ["memory/2026-11-30.md"]
+
+
 def test_symlink_under_memory_is_ignored(live: tuple[MemoryManager, MemoryWatcher, Recorder],
                                          workspace: Path, tmp_path: Path) -> None:
     manager, _watcher, recorder = live

@@ -6,8 +6,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from memtui.index.indexer import Progress, SyncReport
@@ -54,16 +53,3 @@ class EventHub:
             listeners = list(self._listeners)
         for listener in listeners:
             listener(event)
-
-
-class SyncRequest(NamedTuple):  # a tuple: ~7× cheaper to define than a frozen dataclass
-    """A queued sync: its reason and scope (None: every transcript / memory file)."""
-
-    reason: str
-    session_files: tuple[Path, ...] | None
-    memory_paths: frozenset[str] | None
-
-    @property
-    def unscoped(self) -> bool:
-        """Whether it syncs everything (and so covers any later request)."""
-        return self.session_files is None and self.memory_paths is None

@@ -128,7 +128,7 @@ class WatchedIndex(Protocol):
     def emit(self, event: IndexEvent) -> None: ...
 
     def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
-                     memory_paths: set[str] | None = None) -> None: ...
+                     memory_paths: set[str] | None = None, seen_at: float | None = None) -> None: ...
 
 
 class MemoryWatcher:
@@ -146,6 +146,7 @@ class MemoryWatcher:
         self._watch_lock = threading.Lock()
         self._changed: set[str] = set()
         self._changed_all = False
+        self._seen_at = 0.0  # when the last memory change was seen (time.monotonic())
         self._changed_lock = threading.Lock()
         self._session_debounce = _Debouncer(session_debounce_s, self._flush_sessions)
         self._observer: Observer | None = None
@@ -192,6 +193,7 @@ class MemoryWatcher:
                 self._changed.add(rel)
             else:
                 self._changed_all = True  # a directory moved or vanished: rescan everything
+            self._seen_at = time.monotonic()
         self.manager.dirty = True
         self.manager.emit(IndexEvent("file-changed", reason="watch", paths=(rel,)))
         self._memory_debounce.poke()
@@ -202,7 +204,9 @@ class MemoryWatcher:
             paths = None if self._changed_all else set(self._changed)
             self._changed.clear()
             self._changed_all = False
-        self.manager.request_sync("watch", memory_paths=paths)
+            seen_at = self._seen_at
+        # A complete sync begun after the last change was seen (the app's ctrl+r, say) makes this one moot.
+        self.manager.request_sync("watch", memory_paths=paths, seen_at=seen_at)
 
     def _accept_session(self, path: str) -> bool:
         return path.endswith(".jsonl") and not os.path.islink(path)
