@@ -135,6 +135,16 @@ def test_a_full_sync_after_the_change_was_seen_makes_the_watchers_sync_moot(
     assert _search_paths(manager, "gnocchi") == ["memory/2026-11-30.md"]
 
 
+def test_a_watcher_stopped_before_it_started_stays_stopped(make_env: Callable[..., AgentEnv]) -> None:
+    """The app starts the watcher from a worker after its first frame: quitting first must not leave it running."""
+    with MemoryManager(make_env()) as manager:
+        watcher = MemoryWatcher(manager, debounce_ms=100)
+        watcher.stop()
+        watcher.start()
+        assert not watcher.running
+        assert manager.wait_idle(timeout=TIMEOUT)
+
+
 def test_symlink_under_memory_is_ignored(live: tuple[MemoryManager, MemoryWatcher, Recorder],
                                          workspace: Path, tmp_path: Path) -> None:
     manager, _watcher, recorder = live

@@ -152,6 +152,7 @@ class MemoryWatcher:
         self._observer: Observer | None = None
         self._interval: threading.Timer | None = None
         self._stopped = threading.Event()
+        self._lifecycle = threading.Lock()  # start and stop, which may come from two threads
         self._extras = self._extra_targets()
         self._tracker = None
         if "sessions" in settings.sources:
@@ -231,7 +232,13 @@ class MemoryWatcher:
     # -- lifecycle --------------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start observing and run the session-start sync; no-op when `sync.watch` is off."""
+        """Start observing and run the session-start sync; no-op when `sync.watch` is off, or once stopped (a
+        start from another thread that comes after the stop)."""
+        with self._lifecycle:
+            if not self._stopped.is_set():
+                self._start()
+
+    def _start(self) -> None:
         settings = self.manager.settings
         if settings.sync.watch and "memory" in settings.sources:
             observer = Observer()
@@ -304,6 +311,10 @@ class MemoryWatcher:
 
     def stop(self) -> None:
         """Stop observing and cancel pending timers (a running sync finishes)."""
+        with self._lifecycle:
+            self._stop()
+
+    def _stop(self) -> None:
         self._stopped.set()
         self._memory_debounce.cancel()
         self._session_debounce.cancel()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from datetime import date, timedelta
 
 from pilot import search, settle
@@ -365,6 +366,35 @@ async def test_file_events_during_a_sync_reach_the_tree_when_it_ends_and_need_no
         await pilot.pause(1.5)
         await settle(app, pilot)
         assert app.browser.find("memory/2026-04-25.md") is not None
+
+
+async def test_the_app_starts_the_file_watcher_after_its_first_frame(manager: MemoryManager, make_app) -> None:
+    """The watcher's first sync walks every note: it starts once the app is on screen, in a worker, and then
+    file changes reach the tree."""
+    from memtui.index.watcher import MemoryWatcher
+
+    watcher = MemoryWatcher(manager, debounce_ms=100)
+    started_at: list[bool] = []
+
+    def start() -> None:
+        started_at.append(threading.current_thread() is threading.main_thread())
+        watcher.start()
+
+    app = make_app(manager, start_watching=start)
+    workspace = manager.env.workspace_dir
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert watcher.running and started_at == [False]  # once, not on the UI thread
+            (workspace / "memory" / "2026-04-24.md").write_text("# 2026-04-24\n\n- watched\n", encoding="utf-8")
+            for _ in range(100):
+                await pilot.pause(0.1)
+                if "memory/2026-04-24.md" in app.browser.listing.entries:
+                    break
+            assert app.browser.find("memory/2026-04-24.md") is not None
+    finally:
+        watcher.stop()
+        manager.wait_idle(timeout=10)
 
 
 # -- empty and first-run states ------------------------------------------------------------------

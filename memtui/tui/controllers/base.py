@@ -45,7 +45,7 @@ class MemtuiBase(App[int]):
     def __init__(self, manager: MemoryManager, *, now: datetime | None = None, keymap: dict[str, str] | None = None,
                  debounce: float = 0.0, system_clipboard: bool = True, initial_query: str = "",
                  auto_index: bool = True, screenshot_path: Path | None = None,
-                 provider_note: str | None = None) -> None:
+                 provider_note: str | None = None, start_watching: Callable[[], None] | None = None) -> None:
         super().__init__()
         self.manager = manager
         self.fixed_now = now
@@ -56,6 +56,7 @@ class MemtuiBase(App[int]):
         self.auto_index = auto_index
         self.screenshot_path = screenshot_path
         self.provider_note = provider_note
+        self.start_watching = start_watching  # started in a worker after the first frame
 
     # -- time ---------------------------------------------------------------------------------
 

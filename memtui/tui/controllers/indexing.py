@@ -42,12 +42,22 @@ class IndexController(MemtuiBase):
 
     def start_engine(self) -> None:
         """Start indexing when the index is missing or dirty (the status is read when it is done), else read the
-        status now."""
+        status now; then start watching the files (its first sync looks for what changed while the app was
+        closed)."""
         if self.indexing:
             self._quiet_sync = True
             self.run_sync(force=False)
         else:
             self.refresh_status()
+        if self.start_watching is not None:
+            self._watch_worker(self.start_watching)
+
+    @work(thread=True, group="watch", exit_on_error=False, description="Starting the file watcher")
+    def _watch_worker(self, start: Callable[[], None]) -> None:
+        try:
+            start()
+        except Exception as exc:
+            self.post_message(IndexFailed(f"the file watcher did not start: {exc}"))
 
     def on_unmount(self) -> None:
         """Stop listening to the engine."""
