@@ -308,15 +308,21 @@ async def test_thousands_of_daily_logs_make_few_tree_nodes_and_update_one_by_one
         assert len(browser._leaves) + len(browser._group_nodes) <= nodes + 2
 
 
-async def test_a_sync_of_a_few_files_does_not_reread_the_folder(manager: MemoryManager, make_app,
-                                                                 monkeypatch) -> None:
-    """The watcher's syncs cover the files it saw change: the tree takes them from the file events, and the
-    folder (10,000 files in a big workspace) is not listed again after each one."""
+def count_listings(monkeypatch) -> list[int]:
+    """A list that grows by one each time the browser lists the folder from disk."""
     from memtui.tui.controllers import browsing
 
     listings: list[int] = []
     real = browsing.list_entries
     monkeypatch.setattr(browsing, "list_entries", lambda *a: listings.append(1) or real(*a))
+    return listings
+
+
+async def test_a_sync_of_a_few_files_does_not_reread_the_folder(manager: MemoryManager, make_app,
+                                                                 monkeypatch) -> None:
+    """The watcher's syncs cover the files it saw change: the tree takes them from the file events, and the
+    folder (10,000 files in a big workspace) is not listed again after each one."""
+    listings = count_listings(monkeypatch)
     app = make_app(manager)
     workspace = manager.env.workspace_dir
     async with app.run_test(size=SIZE) as pilot:
@@ -336,11 +342,7 @@ async def test_file_events_during_a_sync_reach_the_tree_when_it_ends_and_need_no
         manager: MemoryManager, make_app, monkeypatch) -> None:
     """While a sync runs, the tree waits for its end (redrawing it while the sync walks 10,000 files stalls
     both); the complete sync's file count then matches the tree, so the folder is not listed again."""
-    from memtui.tui.controllers import browsing
-
-    listings: list[int] = []
-    real = browsing.list_entries
-    monkeypatch.setattr(browsing, "list_entries", lambda *a: listings.append(1) or real(*a))
+    listings = count_listings(monkeypatch)
     app = make_app(manager)
     workspace = manager.env.workspace_dir
     async with app.run_test(size=SIZE) as pilot:
