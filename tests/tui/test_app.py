@@ -234,6 +234,21 @@ async def test_watcher_failure_opens_a_copyable_error(manager: MemoryManager, ma
         assert app.clipboard == "disk I/O error"
 
 
+async def test_a_file_watcher_that_cannot_start_says_so(manager: MemoryManager, make_app) -> None:
+    """The watcher starts in a worker after the first frame: its failure (no inotify watch left, say) opens the
+    same copyable error, and the app keeps working."""
+
+    def start() -> None:
+        raise OSError(28, "inotify watch limit reached")
+
+    app = make_app(manager, start_watching=start)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert isinstance(app.screen, ErrorModal)
+        await pilot.press("c")
+        assert app.clipboard == "the file watcher did not start: [Errno 28] inotify watch limit reached"
+
+
 async def test_every_action_is_wired_and_keys_are_remappable(manager: MemoryManager, make_app, tmp_path) -> None:
     config_dir = tmp_path / "memtui"
     config_dir.mkdir()

@@ -291,3 +291,18 @@ async def test_relaxed_is_not_what_a_narrow_search_row_cuts_off(manager: MemoryM
         assert app.response is not None and app.response.relaxed
         info = str(app.query_one("#search-info", Static).render())
         assert info.index("relaxed") < info.index("candidates")
+
+
+async def test_a_hit_that_left_the_results_reads_gone_in_full(manager: MemoryManager, make_app) -> None:
+    """A hit that a file change took out of the results stays one search as a struck-out row marked "gone": the
+    movement column of the wide table holds the whole word (it showed "gon")."""
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await search(app, pilot, "Redis")
+        response = app.response
+        assert response is not None and len(response.results) > 1
+        app.results.show(response.results[1:], {}, response.results[:1], keep_cursor=False)
+        await pilot.pause()
+        lines = [app.results.render_line(y).text for y in range(app.results.row_count + 1)]
+        name = response.results[0].path.removeprefix("memory/")
+        assert [line.split()[0] for line in lines if name in line] == ["gone"]

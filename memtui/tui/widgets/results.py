@@ -114,7 +114,7 @@ def fit_location(location: str, width: int, *, drop_memory: bool = False) -> str
 LAYOUTS = {
     "tiny": (("rank", "#", 3), ("score", "score", 5), ("pair", "vec/txt", 9)),
     "compact": (("rank", "#", 3), ("score", "score", 11), ("pair", "vec/txt", 9)),
-    "full": (("rank", "#", 3), ("move", "mv", 3), ("score", "score", 11), ("vector", "vector", 11),
+    "full": (("rank", "#", 3), ("move", "mv", 4), ("score", "score", 11), ("vector", "vector", 11),
              ("text", "text", 11), ("bm25", "bm25", 6)),
 }
 
