@@ -306,3 +306,20 @@ async def test_a_hit_that_left_the_results_reads_gone_in_full(manager: MemoryMan
         lines = [app.results.render_line(y).text for y in range(app.results.row_count + 1)]
         name = response.results[0].path.removeprefix("memory/")
         assert [line.split()[0] for line in lines if name in line] == ["gone"]
+
+
+async def test_the_results_pane_keeps_its_height_while_a_query_is_typed(manager: MemoryManager, make_app) -> None:
+    """Typing narrows six hits to one: the results pane keeps room for six, so the trace below does not jump on
+    each keystroke (and the screen is not laid out anew)."""
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        empty = app.results.region.height
+        await search(app, pilot, "billing Postgres Redis")
+        many = app.results.row_count
+        assert many >= 4
+        height = app.results.region.height
+        await pilot.press("escape", "slash", "ctrl+u", *"maxmemory-policy", "enter")
+        await settle(app, pilot)
+        assert app.results.row_count < many
+        assert app.results.region.height == height == empty
