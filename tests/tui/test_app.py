@@ -210,6 +210,17 @@ async def test_indexing_runs_in_a_worker_with_progress(workspace_env, make_app) 
             assert "8 files" in summary and "clean" in summary
 
 
+async def test_the_watcher_starts_once_the_start_up_index_is_built(workspace_env, make_app) -> None:
+    """Its first sync walks every note: started while the app builds the index, it would slow that down. It starts
+    once the start-up sync has finished (its own sync still catches what changed in between)."""
+    while_indexing: list[bool] = []
+    with MemoryManager(workspace_env, provider=None) as fresh:
+        app = make_app(fresh, start_watching=lambda: while_indexing.append(app.indexing or fresh.last_sync is None))
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert fresh.last_sync is not None and while_indexing == [False]
+
+
 async def test_file_changed_event_reloads_the_open_file(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     target = manager.env.workspace_dir / "memory" / "2026-04-10.md"

@@ -49,8 +49,13 @@ class IndexController(MemtuiBase):
             self.run_sync(force=False)
         else:
             self.refresh_status()
-        if self.start_watching is not None:
-            self._watch_worker(self.start_watching)
+            self._start_watching()
+
+    def _start_watching(self) -> None:
+        """Start the watcher once (after the start-up sync, when there is one: its walk would compete with it)."""
+        start, self.start_watching = self.start_watching, None
+        if start is not None:
+            self._watch_worker(start)
 
     @work(thread=True, group="watch", exit_on_error=False, description="Starting the file watcher")
     def _watch_worker(self, start: Callable[[], None]) -> None:
@@ -138,6 +143,7 @@ class IndexController(MemtuiBase):
         self.query_one("#status-bar", IndexStatusBar).stop()
         report = message.report
         self.refresh_status(verified=report.complete)
+        self._start_watching()
         if (report.files_changed or report.files_deleted) and not self._quiet_sync:
             removed = f", {report.files_deleted} removed" if report.files_deleted else ""
             self.notify(f"Indexed {report.files_changed} changed file(s){removed}, {report.chunks_written} "
@@ -150,6 +156,7 @@ class IndexController(MemtuiBase):
         self.indexing = False
         self.query_one("#status-bar", IndexStatusBar).stop()
         self.refresh_status()
+        self._start_watching()
         self.push_screen(ErrorModal("Indexing failed", message.error))
 
     def action_sync(self) -> None:
