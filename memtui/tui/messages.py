@@ -63,6 +63,13 @@ class IndexFailed(Message):
 
 
 @dataclass
+class WatcherFailed(Message):
+    """The file watcher did not start; `error` is the readable message."""
+
+    error: str
+
+
+@dataclass
 class FilesChanged(Message):
     """The watcher saw memory files change (workspace-relative paths)."""
 

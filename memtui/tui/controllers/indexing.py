@@ -13,7 +13,15 @@ from textual.worker import get_current_worker
 from memtui.index.events import IndexEvent
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import status_view
-from memtui.tui.messages import FilesChanged, IndexFailed, IndexFinished, IndexProgress, IndexStarted, StatusReady
+from memtui.tui.messages import (
+    FilesChanged,
+    IndexFailed,
+    IndexFinished,
+    IndexProgress,
+    IndexStarted,
+    StatusReady,
+    WatcherFailed,
+)
 from memtui.tui.screens import ErrorModal, TextModal
 from memtui.tui.widgets import IndexStatusBar
 
@@ -62,7 +70,12 @@ class IndexController(MemtuiBase):
         try:
             start()
         except Exception as exc:
-            self.post_message(IndexFailed(f"the file watcher did not start: {exc}"))
+            self.post_message(WatcherFailed(f"the file watcher did not start: {exc}"))
+
+    @on(WatcherFailed)
+    @while_running
+    def _watcher_failed(self, message: WatcherFailed) -> None:
+        self.push_screen(ErrorModal("File watcher", message.error))
 
     def on_unmount(self) -> None:
         """Stop listening to the engine."""
