@@ -10,7 +10,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from watchdog.events import (
     DirCreatedEvent,
@@ -24,12 +24,14 @@ from watchdog.events import (
     FileSystemEvent,
     FileSystemEventHandler,
 )
-from watchdog.observers import Observer
 
 from memtui.index.events import IndexEvent
 from memtui.index.workspace import MEMORY_DIR, ROOT_MEMORY_FILE, rel_path, resolve_extra_path
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
+
+if TYPE_CHECKING:
+    from watchdog.observers.api import BaseObserver
 
 # The longest a burst of changes waits for its sync: max(4 × the debounce, 5 s).
 MAX_WAIT_FACTOR = 4
@@ -149,7 +151,7 @@ class MemoryWatcher:
         self._seen_at = 0.0  # when the last memory change was seen (time.monotonic())
         self._changed_lock = threading.Lock()
         self._session_debounce = _Debouncer(session_debounce_s, self._flush_sessions)
-        self._observer: Observer | None = None
+        self._observer: BaseObserver | None = None
         self._interval: threading.Timer | None = None
         self._stopped = threading.Event()
         self._lifecycle = threading.Lock()  # start and stop, which may come from two threads
@@ -241,6 +243,9 @@ class MemoryWatcher:
     def _start(self) -> None:
         settings = self.manager.settings
         if settings.sync.watch and "memory" in settings.sources:
+            # Imported here: its inotify backend (ctypes, ~13 ms) is not on the way to the app's first frame.
+            from watchdog.observers import Observer
+
             observer = Observer()
             memory_handler = _Handler(self._accept_memory, self._on_memory_change)
             self._observer, self._memory_handler = observer, memory_handler

@@ -127,8 +127,10 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
     def _start_workers(self) -> None:
         # What start-up built (modules, classes, the widgets) lives as long as the app: out of the collector's
         # sight, a full collection no longer walks it (~70-100 ms on 2 slow cores, a stall of the screen each
-        # time the indexer's garbage triggers one).
+        # time the indexer's garbage triggers one). `run_app` starts the app with the collector off; from here
+        # on it collects what the session leaves behind.
         gc.freeze()
+        gc.enable()
         self.refresh_browser()
         self.start_engine()
         probe = LagProbe.from_env()  # from the first frame on (the time to it is measured on its own)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import threading
 
 import json5
@@ -208,6 +209,19 @@ async def test_indexing_runs_in_a_worker_with_progress(workspace_env, make_app) 
             assert finished.report.files_total == 8
             summary = str(app.query_one("#status-summary").render())
             assert "8 files" in summary and "clean" in summary
+
+
+async def test_the_app_collects_garbage_again_after_its_first_frame(manager: MemoryManager, make_app) -> None:
+    """`memtui` starts the app with the collector off (its passes over start-up's objects held the first frame
+    back): once that frame is drawn it must run again, or a long session keeps every cycle it leaves behind."""
+    gc.disable()
+    try:
+        app = make_app(manager)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert gc.isenabled()
+    finally:
+        gc.enable()
 
 
 async def test_the_watcher_starts_once_the_start_up_index_is_built(workspace_env, make_app) -> None:
