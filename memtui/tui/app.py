@@ -106,8 +106,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
 
     def on_mount(self) -> None:
         """Apply the keymap, title the panes and listen to the engine; once the first frame is on the screen, list
-        the files and read the status in workers and start indexing when needed (their threads would slow that
-        frame)."""
+        the files in a worker, and once the tree is drawn, read the status and start indexing when needed (their
+        threads would slow those frames)."""
         if self.keymap_overrides:
             self.set_keymap(self.keymap_overrides)
         self.query_one("#search-row").border_title = "1 Search"
@@ -131,8 +131,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         # on it collects what the session leaves behind.
         gc.freeze()
         gc.enable()
-        self.refresh_browser()
-        self.start_engine()
+        self.list_files_first(then=self.start_engine)
         probe = LagProbe.from_env()  # from the first frame on (the time to it is measured on its own)
         if probe is not None:
             self.set_interval(TICK, lambda: probe.sample(self.indexing))

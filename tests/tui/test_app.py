@@ -14,7 +14,7 @@ from memtui.manager import MemoryManager
 from memtui.tui.actions import ACTIONS
 from memtui.tui.app import MemtuiApp
 from memtui.tui.keymap import load_keymap
-from memtui.tui.messages import IndexFinished, IndexProgress, IndexStarted, SearchFinished
+from memtui.tui.messages import FilesListed, IndexFinished, IndexProgress, IndexStarted, SearchFinished
 from memtui.tui.screens import ChoiceModal, ErrorModal, HelpScreen, TextModal
 from memtui.tui.tuning import KNOBS
 
@@ -222,6 +222,58 @@ async def test_the_app_collects_garbage_again_after_its_first_frame(manager: Mem
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+async def test_indexing_progress_is_a_bar_in_the_status_line(manager: MemoryManager, make_app) -> None:
+    """Counts, a bar and the percentage, drawn in the status line itself: the line keeps its width, so nothing on
+    the screen is laid out again when a sync starts (a full layout competed with the indexer's thread)."""
+    from memtui.index.indexer import Progress
+
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        summary = app.query_one("#status-summary")
+        region = summary.region
+        app.post_message(IndexStarted("test"))
+        app.post_message(IndexProgress(Progress("index", 3, 8, 5)))
+        await pilot.pause()
+        line = str(summary.render())
+        assert "indexing 3/8 files · 5 chunks " in line and line.endswith(" 37%")
+        assert line.count("━") == 30
+        assert summary.region == region
+        app.post_message(IndexProgress(Progress("index", 8, 8, 9)))
+        await pilot.pause()
+        assert str(summary.render()).endswith("100%")
+
+
+async def test_the_index_is_built_once_the_tree_is_on_the_screen(workspace_env, make_app) -> None:
+    """The first listing draws the tree alone: the start-up sync and the status read start once that frame is
+    drawn (threads started with it took the interpreter from that frame)."""
+    seen: list[object] = []
+    with MemoryManager(workspace_env, provider=None) as fresh:
+        app = make_app(fresh)
+        async with app.run_test(size=SIZE, message_hook=seen.append) as pilot:
+            await settle(app, pilot)
+            kinds = [type(m) for m in seen if isinstance(m, FilesListed | IndexStarted | IndexFinished)]
+            assert kinds == [FilesListed, IndexStarted, IndexFinished]
+            assert "8 files" in str(app.query_one("#status-summary").render())
+
+
+async def test_a_listing_that_fails_says_so_and_the_index_is_still_built(workspace_env, make_app,
+                                                                         monkeypatch) -> None:
+    def unreadable(*_args: object) -> None:
+        raise PermissionError(13, "Permission denied", "memory")
+
+    monkeypatch.setattr("memtui.tui.controllers.browsing.list_entries", unreadable)
+    with MemoryManager(workspace_env, provider=None) as fresh:
+        app = make_app(fresh)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await settle(app, pilot)
+            assert fresh.last_sync is not None
+            assert "8 files" in str(app.query_one("#status-summary").render())
+            assert any("Could not list the files: [Errno 13] Permission denied: 'memory'" in n.message
+                       for n in app._notifications)
 
 
 async def test_the_watcher_starts_once_the_start_up_index_is_built(workspace_env, make_app) -> None:

@@ -1,5 +1,6 @@
 """The index status bar: provider, model, files, chunks, dirty, FTS/vector availability, fallback, a mark when
-live tuning differs from the config, and indexing progress. Shorter on narrow terminals."""
+live tuning differs from the config, and indexing progress (as text: a progress widget that comes and goes lays
+the screen out again, each time competing with the indexer for the interpreter). Shorter on narrow terminals."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal
-from textual.widgets import ProgressBar, Static
+from textual.widgets import Static
 
 if TYPE_CHECKING:  # the indexer itself loads with the first sync, after the first frame
     from memtui.index.indexer import Progress
 
 MODEL_HINT = "memtui model install"
 NARROW = 100
+BAR_CELLS = 30  # the progress bar's length where the line has room
 
 
 def fts_only_reason(status: dict[str, Any], note: str | None = None) -> str:
@@ -85,19 +87,32 @@ def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[
     return text
 
 
+def progress_text(files_done: int, files_total: int, chunks: int, width: int = 200) -> Text:
+    """`indexing 1,234/3,000 files · 1,234 chunks`, then a bar and the percentage when `width` leaves room."""
+    text = Text(f" indexing {files_done:,}/{files_total:,} files · {chunks:,} chunks ", style="bold yellow")
+    cells = min(BAR_CELLS, width - text.cell_len - 6)
+    if cells >= 5:
+        total = max(1, files_total)
+        filled = cells * min(files_done, total) // total
+        text.append("━" * filled, style="yellow")
+        text.append("━" * (cells - filled), style="grey35")
+        text.append(f" {100 * min(files_done, total) // total:>3}%", style="bold")
+    return text
+
+
 class IndexStatusBar(Horizontal):
-    """Docked status line with a progress bar shown while indexing."""
+    """Docked status line: the status, or the indexing progress while a sync runs."""
 
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.status: dict[str, Any] | None = None
         self.note: str | None = None
         self.tuned: list[str] = []
+        self.indexing = False
 
     def compose(self) -> ComposeResult:
-        """Summary text and the (hidden) progress bar."""
+        """The summary text."""
         yield Static(Text(" starting…", style="dim"), id="status-summary")
-        yield ProgressBar(total=1, show_eta=False, id="index-progress")
 
     def show_status(self, status: dict[str, Any], note: str | None = None) -> None:
         """Show a status (`note`: why there is no embedding provider, when the caller knows)."""
@@ -114,25 +129,23 @@ class IndexStatusBar(Horizontal):
         self._draw()
 
     def _draw(self) -> None:
-        if self.status is not None and not self.has_class("-indexing"):
+        if self.status is not None and not self.indexing:
             self.query_one("#status-summary", Static).update(
                 status_text(self.status, self.note, tuned=self.tuned, width=self.app.size.width), layout=False)
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""
-        self.add_class("-indexing")
-        bar = self.query_one("#index-progress", ProgressBar)
-        bar.update(total=max(1, progress.files_total), progress=progress.files_done)
-        label = f" indexing {progress.files_done:,}/{progress.files_total:,} files · {progress.chunks:,} chunks"
-        self.query_one("#status-summary", Static).update(Text(label, style="bold yellow"), layout=False)
+        self.indexing = True
+        self.query_one("#status-summary", Static).update(
+            progress_text(progress.files_done, progress.files_total, progress.chunks, self.app.size.width),
+            layout=False)
 
     def start(self) -> None:
         """Enter the indexing state."""
-        self.add_class("-indexing")
-        self.query_one("#index-progress", ProgressBar).update(total=1, progress=0)
+        self.indexing = True
         self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"), layout=False)
 
     def stop(self) -> None:
         """Leave the indexing state."""
-        self.remove_class("-indexing")
+        self.indexing = False
         self._draw()
