@@ -3,6 +3,7 @@ listed from disk in a worker, kept current by file events (add / remove one entr
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -22,12 +23,18 @@ WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
 
 @dataclass(frozen=True)
 class BrowserEntry:
-    """A file the browser can open: `rel` is workspace-relative (transcripts: `sessions/<name>`)."""
+    """A file the browser can open: `rel` is workspace-relative (transcripts: `sessions/<name>`), `path` absolute
+    (a string: a `Path` per file was most of a 10,000-note listing's time)."""
 
     kind: str
     rel: str
-    abs_path: Path
+    path: str
     day: date | None = None
+
+    @property
+    def abs_path(self) -> Path:
+        """The absolute path as a `Path`."""
+        return Path(self.path)
 
     @property
     def section(self) -> str:
@@ -61,9 +68,9 @@ class BrowserEntry:
         return needle in self.rel.lower()
 
 
-def entry_for(workspace_dir: Path, rel: str, abs_path: Path | None = None) -> BrowserEntry:
+def entry_for(workspace_dir: Path, rel: str, abs_path: str | Path | None = None) -> BrowserEntry:
     """Classify one workspace-relative memory path."""
-    path = abs_path or workspace_dir / rel
+    path = os.fspath(abs_path or workspace_dir / rel)
     if rel == ROOT_MEMORY_FILE:
         return BrowserEntry("memory", rel, path)
     if rel in DREAMS_FILES:
@@ -79,14 +86,15 @@ def entry_for(workspace_dir: Path, rel: str, abs_path: Path | None = None) -> Br
 def list_entries(workspace_dir: Path, extra_paths: tuple[str, ...], sessions_dir: Path | None) -> list[BrowserEntry]:
     """Every file the browser shows, read from disk (a walk: run it in a worker)."""
     files = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
-    entries = [entry_for(workspace_dir, f.rel_path, f.abs_path) for f in files]
+    entries = [entry_for(workspace_dir, f.rel_path, f.path) for f in files]
     for name in DREAMS_FILES:
         dreams = workspace_dir / name
         if dreams.is_file() and not dreams.is_symlink():
-            entries.append(BrowserEntry("dreams", name, dreams))
+            entries.append(BrowserEntry("dreams", name, str(dreams)))
             break
     if sessions_dir is not None and sessions_dir.is_dir():
-        entries += [BrowserEntry("transcript", f"sessions/{p.name}", p) for p in sorted(sessions_dir.glob("*.jsonl"))]
+        entries += [BrowserEntry("transcript", f"sessions/{p.name}", str(p))
+                    for p in sorted(sessions_dir.glob("*.jsonl"))]
     return entries
 
 

@@ -294,7 +294,7 @@ async def test_thousands_of_daily_logs_make_few_tree_nodes_and_update_one_by_one
         await settle(app, pilot)
         first = date(2026, 4, 29)
         entries = [BrowserEntry("daily", f"memory/{(first - timedelta(days=i)).isoformat()}.md",
-                                workspace / "memory" / f"{(first - timedelta(days=i)).isoformat()}.md",
+                                str(workspace / "memory" / f"{(first - timedelta(days=i)).isoformat()}.md"),
                                 first - timedelta(days=i)) for i in range(10_000)]
         browser = app.browser
         browser.listed = False
