@@ -276,6 +276,23 @@ async def test_a_listing_that_fails_says_so_and_the_index_is_still_built(workspa
                        for n in app._notifications)
 
 
+async def test_a_sync_says_what_it_changed_in_the_status_line(manager: MemoryManager, make_app) -> None:
+    """Not in a toast (composed and laid out anew each time, and the watcher syncs after every save)."""
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        note = manager.env.workspace_dir / "memory" / "2026-04-30.md"
+        note.write_text("# 2026-04-30\n\n- switched the billing queue to Kafka\n", encoding="utf-8")
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        summary = str(app.query_one("#status-summary").render())
+        assert "9 files" in summary and "last sync: 1 file changed (1 chunk)" in summary
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert "last sync: no change" in str(app.query_one("#status-summary").render())
+        assert not app._notifications
+
+
 async def test_the_watcher_starts_once_the_start_up_index_is_built(workspace_env, make_app) -> None:
     """Its first sync walks every note: started while the app builds the index, it would slow that down. It starts
     once the start-up sync has finished (its own sync still catches what changed in between)."""

@@ -212,14 +212,15 @@ def test_the_status_line_fits_80_columns_keeping_what_matters(manager: MemoryMan
     from memtui.tui.widgets.status_bar import status_text
 
     status = manager.status()
-    line = status_text(status, "started with --provider none", tuned=["vectorWeight", "minScore"], width=80)
+    line = status_text(status, "started with --provider none", tuned=["vectorWeight", "minScore"],
+                       synced="3 files changed (3 chunks)", width=80)
     assert line.cell_len < 80, line.plain
     assert "keyword-only" in line.plain and "--provider none" in line.plain and "tuned (2)" in line.plain
     empty = dict(status, files=0, chunks=0)
     line = status_text(empty, width=80)
     assert line.cell_len < 80 and "no memory files yet" in line.plain, line.plain
-    wide = status_text(status, "started with --provider none", width=200).plain
-    assert "memtui model install" in wide and "clean" in wide
+    wide = status_text(status, "started with --provider none", synced="3 files changed (3 chunks)", width=200).plain
+    assert "memtui model install" in wide and "clean" in wide and "last sync: 3 files changed (3 chunks)" in wide
 
 
 async def test_z_makes_the_results_fill_the_screen(manager: MemoryManager, make_app) -> None:

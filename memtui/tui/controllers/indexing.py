@@ -24,6 +24,7 @@ from memtui.tui.messages import (
 )
 from memtui.tui.screens import ErrorModal, TextModal
 from memtui.tui.widgets import IndexStatusBar
+from memtui.tui.widgets.status_bar import sync_summary
 
 TUI_SYNC_REASON = "tui"
 PROGRESS_EVERY = 0.1  # seconds between progress messages from the engine's thread
@@ -157,10 +158,10 @@ class IndexController(MemtuiBase):
         report = message.report
         self.refresh_status(verified=report.complete)
         self._start_watching()
-        if (report.files_changed or report.files_deleted) and not self._quiet_sync:
-            removed = f", {report.files_deleted} removed" if report.files_deleted else ""
-            self.notify(f"Indexed {report.files_changed} changed file(s){removed}, {report.chunks_written} "
-                        "chunk(s)", title="Index")
+        if not self._quiet_sync:
+            # In the status line, not a toast: a toast is composed, styled and laid out anew each time (~60 ms of
+            # the UI thread), and the watcher syncs after every save.
+            self.query_one("#status-bar", IndexStatusBar).show_synced(sync_summary(report))
         self._quiet_sync = False
 
     @on(IndexFailed)

@@ -85,7 +85,7 @@ class SearchController(MemtuiBase):
 
     def _start_search(self, generation: int, retune: bool) -> None:
         self._search_timer = None
-        if generation != self.generation:
+        if generation != self.generation or not self.is_running:  # a newer search, or the app is closing
             return
         query = self.query_input.value
         if not query.strip():

@@ -12,7 +12,7 @@ from textual.containers import Horizontal
 from textual.widgets import Static
 
 if TYPE_CHECKING:  # the indexer itself loads with the first sync, after the first frame
-    from memtui.index.indexer import Progress
+    from memtui.index.indexer import Progress, SyncReport
 
 MODEL_HINT = "memtui model install"
 NARROW = 100
@@ -41,10 +41,11 @@ def _part(*pieces: tuple[str, str]) -> Text:
 
 
 def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[str] | None = None,
-                width: int = 200) -> Text:
+                synced: str | None = None, width: int = 200) -> Text:
     """One line summarising `MemoryManager.status()`: provider and model (or why search is keyword-only),
-    profile, counts, FTS / vector availability, dirty, fallback, and the knobs tuned away from the config.
-    Parts that matter least (the model hint, the model, the ✓ marks, clean) are left out until it fits `width`."""
+    profile, counts, FTS / vector availability, dirty, fallback, the knobs tuned away from the config and what the
+    last sync asked for changed (`synced`). Parts that matter least (the model hint, the last sync, the model, the
+    ✓ marks, clean) are left out until it fits `width`."""
     narrow = width <= NARROW
     fts_only = status["custom"]["searchMode"] == "fts-only"
     parts: list[tuple[int, Text]] = []  # (drop order: higher goes first, 0 never, Text)
@@ -67,6 +68,8 @@ def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[
         parts.append((4 if vector["available"] else 2, _part((" vec ", ""), ("✓", "green") if vector["available"]
                                                              else ("✗ (cosine in Python)", "yellow"))))
     parts.append((3, _part((" · ", ""), ("dirty", "yellow") if status["dirty"] else ("clean", "green"))))
+    if synced:
+        parts.append((6, _part((f" · last sync: {synced}", "dim"))))
     if status.get("fallback"):
         parts.append((2, _part((f" · fallback from {status['fallback']['from']}", "yellow"))))
     if status["readOnly"]:
@@ -100,6 +103,15 @@ def progress_text(files_done: int, files_total: int, chunks: int, width: int = 2
     return text
 
 
+def sync_summary(report: SyncReport) -> str:
+    """`3 files changed, 1 removed (12 chunks)`, or `no change`."""
+    if not report.files_changed and not report.files_deleted:
+        return "no change"
+    removed = f", {report.files_deleted:,} removed" if report.files_deleted else ""
+    return f"{report.files_changed:,} file{'s' if report.files_changed != 1 else ''} changed{removed} " \
+           f"({report.chunks_written:,} chunk{'s' if report.chunks_written != 1 else ''})"
+
+
 class IndexStatusBar(Horizontal):
     """Docked status line: the status, or the indexing progress while a sync runs."""
 
@@ -108,6 +120,7 @@ class IndexStatusBar(Horizontal):
         self.status: dict[str, Any] | None = None
         self.note: str | None = None
         self.tuned: list[str] = []
+        self.synced: str | None = None
         self.indexing = False
 
     def compose(self) -> ComposeResult:
@@ -124,6 +137,11 @@ class IndexStatusBar(Horizontal):
         self.tuned = tuned
         self._draw()
 
+    def show_synced(self, synced: str) -> None:
+        """Say what the last sync the user asked for (or the watcher ran) changed, until the next one."""
+        self.synced = synced
+        self._draw()
+
     def on_resize(self) -> None:
         """Shorter text on narrow terminals."""
         self._draw()
@@ -131,7 +149,8 @@ class IndexStatusBar(Horizontal):
     def _draw(self) -> None:
         if self.status is not None and not self.indexing:
             self.query_one("#status-summary", Static).update(
-                status_text(self.status, self.note, tuned=self.tuned, width=self.app.size.width), layout=False)
+                status_text(self.status, self.note, tuned=self.tuned, synced=self.synced, width=self.app.size.width),
+                layout=False)
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""
