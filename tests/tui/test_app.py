@@ -6,7 +6,7 @@ import gc
 import threading
 
 import json5
-from pilot import settle
+from pilot import search, settle
 from textual.widgets import Input
 
 from memtui.index.events import IndexEvent
@@ -291,6 +291,27 @@ async def test_a_sync_says_what_it_changed_in_the_status_line(manager: MemoryMan
         await settle(app, pilot)
         assert "last sync: no change" in str(app.query_one("#status-summary").render())
         assert not app._notifications
+
+
+async def test_file_events_wait_for_the_sync_before_the_search_runs_again(manager: MemoryManager,
+                                                                           make_app) -> None:
+    """The index holds what a search finds: a file event comes before the sync that indexes it, so a search run
+    then finds what it found before. A day of edits (100 events) ran it a dozen times during the sync; the sync's
+    end runs it once, and it finds the new note."""
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(app, pilot, "kafka")
+        before = app.searches_run
+        note = manager.env.workspace_dir / "memory" / "2026-04-30.md"
+        note.write_text("# 2026-04-30\n\n- moved the kafka consumers to the new cluster\n", encoding="utf-8")
+        for _ in range(20):
+            manager.emit(IndexEvent("file-changed", reason="watch", paths=("memory/2026-04-30.md",)))
+        await settle(app, pilot)
+        assert app.searches_run == before
+        await pilot.press("ctrl+r")
+        await settle(app, pilot)
+        assert app.searches_run == before + 1
+        assert any(hit.path == "memory/2026-04-30.md" for hit in app.response.results)
 
 
 async def test_the_watcher_starts_once_the_start_up_index_is_built(workspace_env, make_app) -> None:

@@ -15,7 +15,7 @@ from memtui.search.engine import Candidate, SearchResponse
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import no_hits_text, query_explanation
 from memtui.tui.history import HISTORY_FILE, QueryHistory
-from memtui.tui.messages import FilesChanged, IndexFinished, SearchFailed, SearchFinished
+from memtui.tui.messages import IndexFinished, SearchFailed, SearchFinished
 from memtui.tui.screens import PromptModal, TextModal
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 from memtui.tui.widgets import TracePanel
@@ -141,12 +141,6 @@ class SearchController(MemtuiBase):
             # Results shown while the index was being built are provisional: no movement marks against them.
             self.schedule_search(retune=not self._searched_while_indexing, delay=0)
         self._searched_while_indexing = False
-
-    @on(FilesChanged)
-    @while_running
-    def _rerun_after_change(self, _message: FilesChanged) -> None:
-        if self.query_input.value.strip():
-            self.schedule_search(retune=True, delay=0)
 
     # -- showing results ----------------------------------------------------------------------
 
