@@ -207,7 +207,7 @@ async def test_indexing_runs_in_a_worker_with_progress(workspace_env, make_app) 
             finished = next(m for m in seen if isinstance(m, IndexFinished))
             # MEMORY.md, memory/projects.md and six dated logs.
             assert finished.report.files_total == 8
-            summary = str(app.query_one("#status-summary").render())
+            summary = str(app.query_one("#status-bar").render())
             assert "8 files" in summary and "clean" in summary
 
 
@@ -232,7 +232,7 @@ async def test_indexing_progress_is_a_bar_in_the_status_line(manager: MemoryMana
     app = make_app(manager)
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        summary = app.query_one("#status-summary")
+        summary = app.query_one("#status-bar")
         region = summary.region
         app.post_message(IndexStarted("test"))
         app.post_message(IndexProgress(Progress("index", 3, 8, 5)))
@@ -256,7 +256,7 @@ async def test_the_index_is_built_once_the_tree_is_on_the_screen(workspace_env, 
             await settle(app, pilot)
             kinds = [type(m) for m in seen if isinstance(m, FilesListed | IndexStarted | IndexFinished)]
             assert kinds == [FilesListed, IndexStarted, IndexFinished]
-            assert "8 files" in str(app.query_one("#status-summary").render())
+            assert "8 files" in str(app.query_one("#status-bar").render())
 
 
 async def test_a_listing_that_fails_says_so_and_the_index_is_still_built(workspace_env, make_app,
@@ -271,7 +271,7 @@ async def test_a_listing_that_fails_says_so_and_the_index_is_still_built(workspa
             await settle(app, pilot)
             await settle(app, pilot)
             assert fresh.last_sync is not None
-            assert "8 files" in str(app.query_one("#status-summary").render())
+            assert "8 files" in str(app.query_one("#status-bar").render())
             assert any("Could not list the files: [Errno 13] Permission denied: 'memory'" in n.message
                        for n in app._notifications)
 
@@ -285,11 +285,11 @@ async def test_a_sync_says_what_it_changed_in_the_status_line(manager: MemoryMan
         note.write_text("# 2026-04-30\n\n- switched the billing queue to Kafka\n", encoding="utf-8")
         await pilot.press("ctrl+r")
         await settle(app, pilot)
-        summary = str(app.query_one("#status-summary").render())
+        summary = str(app.query_one("#status-bar").render())
         assert "9 files" in summary and "last sync: 1 file changed (1 chunk)" in summary
         await pilot.press("ctrl+r")
         await settle(app, pilot)
-        assert "last sync: no change" in str(app.query_one("#status-summary").render())
+        assert "last sync: no change" in str(app.query_one("#status-bar").render())
         assert not app._notifications
 
 
@@ -459,7 +459,7 @@ async def test_keyword_only_status_says_why_and_how_to_get_hybrid_search(manager
     app = make_app(manager, provider_note="the demo runs offline")
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
-        summary = str(app.query_one("#status-summary").render())
+        summary = str(app.query_one("#status-bar").render())
         assert summary.startswith(" keyword-only")
         assert "the demo runs offline → memtui model install" in summary
         assert "vec" not in summary

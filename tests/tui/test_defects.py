@@ -41,7 +41,7 @@ async def test_reset_tuning_after_opening_the_panel_keeps_one_panel(hybrid_manag
         await settle(app, pilot)
         assert len(app.query("#tuning")) == 1
         assert app.tuning == app.configured_tuning
-        assert "tuned" not in str(app.query_one("#status-summary").render())
+        assert "tuned" not in str(app.query_one("#status-bar").render())
 
 
 async def test_promote_records_the_configured_score_not_the_tuned_one(hybrid_manager: MemoryManager,
@@ -335,7 +335,7 @@ async def test_a_sync_of_a_few_files_does_not_reread_the_folder(manager: MemoryM
         await settle(app, pilot)
         assert app.browser.find("memory/2026-04-27.md") is not None
         assert len(listings) == listed
-        assert "chunks · clean" in str(app.query_one("#status-summary").render())
+        assert "chunks · clean" in str(app.query_one("#status-bar").render())
 
 
 async def test_file_events_during_a_sync_reach_the_tree_when_it_ends_and_need_no_relisting(
@@ -415,7 +415,7 @@ async def test_an_empty_workspace_says_what_to_do(tmp_path, make_app) -> None:
             await settle(app, pilot)
             hint = str(app.query_one("#trace-head").render())
             assert "No memory files yet" in hint and "memtui demo" in hint and "--workspace" in hint
-            assert "no memory files yet" in str(app.query_one("#status-summary").render())
+            assert "no memory files yet" in str(app.query_one("#status-bar").render())
 
 
 async def test_a_query_without_hits_says_why(manager: MemoryManager, make_app) -> None:

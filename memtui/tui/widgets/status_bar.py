@@ -7,8 +7,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Horizontal
 from textual.widgets import Static
 
 if TYPE_CHECKING:  # the indexer itself loads with the first sync, after the first frame
@@ -96,10 +94,11 @@ def progress_text(files_done: int, files_total: int, chunks: int, width: int = 2
     cells = min(BAR_CELLS, width - text.cell_len - 6)
     if cells >= 5:
         total = max(1, files_total)
-        filled = cells * min(files_done, total) // total
+        done = min(files_done, total)
+        filled = cells * done // total
         text.append("━" * filled, style="yellow")
         text.append("━" * (cells - filled), style="grey35")
-        text.append(f" {100 * min(files_done, total) // total:>3}%", style="bold")
+        text.append(f" {100 * done // total:>3}%", style="bold")
     return text
 
 
@@ -112,20 +111,16 @@ def sync_summary(report: SyncReport) -> str:
            f"({report.chunks_written:,} chunk{'s' if report.chunks_written != 1 else ''})"
 
 
-class IndexStatusBar(Horizontal):
-    """Docked status line: the status, or the indexing progress while a sync runs."""
+class IndexStatusBar(Static):
+    """The status line: the status, or the indexing progress while a sync runs."""
 
     def __init__(self, **kwargs: object) -> None:
-        super().__init__(**kwargs)  # type: ignore[arg-type]
+        super().__init__(Text(" starting…", style="dim"), **kwargs)  # type: ignore[arg-type]
         self.status: dict[str, Any] | None = None
         self.note: str | None = None
         self.tuned: list[str] = []
         self.synced: str | None = None
         self.indexing = False
-
-    def compose(self) -> ComposeResult:
-        """The summary text."""
-        yield Static(Text(" starting…", style="dim"), id="status-summary")
 
     def show_status(self, status: dict[str, Any], note: str | None = None) -> None:
         """Show a status (`note`: why there is no embedding provider, when the caller knows)."""
@@ -148,21 +143,19 @@ class IndexStatusBar(Horizontal):
 
     def _draw(self) -> None:
         if self.status is not None and not self.indexing:
-            self.query_one("#status-summary", Static).update(
-                status_text(self.status, self.note, tuned=self.tuned, synced=self.synced, width=self.app.size.width),
-                layout=False)
+            self.update(status_text(self.status, self.note, tuned=self.tuned, synced=self.synced,
+                                    width=self.app.size.width), layout=False)
 
     def show_progress(self, progress: Progress) -> None:
         """Show indexing progress."""
         self.indexing = True
-        self.query_one("#status-summary", Static).update(
-            progress_text(progress.files_done, progress.files_total, progress.chunks, self.app.size.width),
-            layout=False)
+        self.update(progress_text(progress.files_done, progress.files_total, progress.chunks, self.app.size.width),
+                    layout=False)
 
     def start(self) -> None:
         """Enter the indexing state."""
         self.indexing = True
-        self.query_one("#status-summary", Static).update(Text(" indexing…", style="bold yellow"), layout=False)
+        self.update(Text(" indexing…", style="bold yellow"), layout=False)
 
     def stop(self) -> None:
         """Leave the indexing state."""
