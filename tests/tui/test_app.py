@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import gc
+import os
+import subprocess
+import sys
 import threading
+from pathlib import Path
 
 import json5
 from pilot import search, settle
@@ -222,6 +226,24 @@ async def test_the_app_collects_garbage_again_after_its_first_frame(manager: Mem
             assert gc.isenabled()
     finally:
         gc.enable()
+
+
+def test_memtui_draws_up_to_120_frames_a_second_unless_told_otherwise(tmp_path: Path) -> None:
+    """At Textual's 60 a search's results waited up to two 17 ms beats for their frame; `memtui` asks for 120,
+    and a TEXTUAL_FPS the user set is kept."""
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    (workspace / "MEMORY.md").write_text("# Memory\n\n- Prefers tea.\n", encoding="utf-8")
+    argv = ["--state-dir", str(tmp_path), "--workspace", str(workspace), "--provider", "none",
+            "--screenshot", str(tmp_path / "shot.svg")]
+    code = ("import memtui.cli\n"
+            f"assert memtui.cli.main({argv!r}) == 0\n"
+            "import textual.constants\n"
+            "print(textual.constants.MAX_FPS)")
+    env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
+    rates = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
+                            env=extra).stdout.strip() for extra in (env, {**env, "TEXTUAL_FPS": "30"})]
+    assert rates == ["120", "30"]
 
 
 async def test_indexing_progress_is_a_bar_in_the_status_line(manager: MemoryManager, make_app) -> None:
