@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from app_process import screenshot_process
+
 PACKAGE = Path(__file__).resolve().parents[1] / "memtui"
 
 
@@ -70,15 +72,8 @@ def test_app_start_up_imports_no_subcommand_and_no_markdown_renderer(tmp_path: P
     and its first screen shows no rendered Markdown, so markdown-it and Pygments wait for the first file opened
     rendered or the first help screen. Nor the file watcher's inotify backend: the watcher starts after the first
     frame (and not at all for a screenshot)."""
-    workspace = tmp_path / "ws"
-    (workspace / "memory").mkdir(parents=True)
-    (workspace / "MEMORY.md").write_text("# Memory\n\n- Prefers tea.\n", encoding="utf-8")
-    argv = ["--state-dir", str(tmp_path), "--workspace", str(workspace), "--provider", "none",
-            "--screenshot", str(tmp_path / "shot.svg")]
-    code = ("import sys, memtui.cli\n"
-            f"assert memtui.cli.main({argv!r}) == 0\n"
-            "print(sorted(m for m in sys.modules if m.startswith('memtui.commands.') or m.split('.')[0] in "
-            "('markdown_it', 'pygments', 'mcp') or m == 'watchdog.observers'))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
-    assert done.stdout.strip() == "['memtui.commands.args', 'memtui.commands.tui']"
+    loaded = screenshot_process(tmp_path, "print(sorted(m for m in sys.modules if m.startswith('memtui.commands.') or "
+                                          "m.split('.')[0] in ('markdown_it', 'pygments', 'mcp') or "
+                                          "m == 'watchdog.observers'))")
+    assert loaded == "['memtui.commands.args', 'memtui.commands.tui']"
     assert "MEMORY.md" in (tmp_path / "shot.svg").read_text(encoding="utf-8")

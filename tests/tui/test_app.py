@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import gc
 import os
-import subprocess
-import sys
 import threading
 from pathlib import Path
 
 import json5
+from app_process import screenshot_process
 from pilot import search, settle
 from textual.widgets import Input
 
@@ -231,18 +230,9 @@ async def test_the_app_collects_garbage_again_after_its_first_frame(manager: Mem
 def test_memtui_draws_up_to_120_frames_a_second_unless_told_otherwise(tmp_path: Path) -> None:
     """At Textual's 60 a search's results waited up to two 17 ms beats for their frame; `memtui` asks for 120,
     and a TEXTUAL_FPS the user set is kept."""
-    workspace = tmp_path / "ws"
-    workspace.mkdir()
-    (workspace / "MEMORY.md").write_text("# Memory\n\n- Prefers tea.\n", encoding="utf-8")
-    argv = ["--state-dir", str(tmp_path), "--workspace", str(workspace), "--provider", "none",
-            "--screenshot", str(tmp_path / "shot.svg")]
-    code = ("import memtui.cli\n"
-            f"assert memtui.cli.main({argv!r}) == 0\n"
-            "import textual.constants\n"
-            "print(textual.constants.MAX_FPS)")
     env = {k: v for k, v in os.environ.items() if k != "TEXTUAL_FPS"}
-    rates = [subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120,
-                            env=extra).stdout.strip() for extra in (env, {**env, "TEXTUAL_FPS": "30"})]
+    rates = [screenshot_process(tmp_path, "import textual.constants\nprint(textual.constants.MAX_FPS)", extra)
+             for extra in (env, {**env, "TEXTUAL_FPS": "30"})]
     assert rates == ["120", "30"]
 
 
