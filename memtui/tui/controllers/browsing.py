@@ -174,8 +174,9 @@ class BrowserController(MemtuiBase):
             if viewer.dirty:
                 self.notify(f"{viewer.rel} changed on disk; you have unsaved edits (saving will ask)",
                             severity="warning")
-            elif viewer.abs_path is not None and viewer.abs_path.exists():
-                viewer.reload()
+            elif viewer.abs_path is not None and viewer.abs_path.exists() and viewer.changed_on_disk():
+                # Not after the app's own save (the file is what the editor holds), nor twice for one change.
+                viewer.reload(keep_editing=True)
                 self.notify(f"Reloaded {viewer.rel}")
             if viewer.abs_path is not None and not viewer.abs_path.exists() and not viewer.deleted:
                 viewer.mark_deleted()

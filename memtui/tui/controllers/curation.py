@@ -10,7 +10,7 @@ from textual.app import SuspendNotSupported
 from textual.widgets import TabbedContent
 from textual.widgets.text_area import Selection
 
-from memtui.atomic import ConflictError
+from memtui.atomic import ConflictError, open_for_read, parts_below
 from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
 from memtui.search.engine import Candidate
@@ -227,10 +227,16 @@ class CurationController(MemtuiBase):
             self.notify("Highlight a hit or open a file first", severity="warning")
             return
         rel, line = place
+        path = self.resolve_rel(rel)
+        root = self.confining_root(rel, path)
         try:
-            argv = editor_command(self.resolve_rel(rel), line)
-        except MemtuiError as exc:
-            self.notify(str(exc), severity="warning")
+            # The viewer's rule: no symlink below the file's folder, nor a FIFO or device (an editor would write
+            # through a link to wherever it points).
+            with open_for_read(root, parts_below(root, path)):
+                pass
+            argv = editor_command(path, line)
+        except (MemtuiError, OSError) as exc:
+            self.notify(f"Cannot edit {rel}: {exc}", severity="warning")
             return
         try:
             with self.suspend():

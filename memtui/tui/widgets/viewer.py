@@ -135,10 +135,20 @@ class FileViewer(Vertical):
         if lines:
             self.select_lines(*lines)
 
-    def reload(self) -> None:
-        """Re-read the open file from disk, keeping the mode."""
+    def changed_on_disk(self) -> bool:
+        """True when the file on disk is not what the viewer loaded or last saved (or cannot be read any more)."""
+        if self.abs_path is None or self.root is None:
+            return False
+        try:
+            with open_for_read(self.root, parts_below(self.root, self.abs_path)) as handle:
+                return hashlib.sha256(handle.read()).hexdigest() != self.digest
+        except (OSError, MemtuiError):
+            return True
+
+    def reload(self, *, keep_editing: bool = False) -> None:
+        """Re-read the open file from disk, keeping the mode (the editor closes unless `keep_editing`)."""
         if self.rel is not None and self.abs_path is not None and self.abs_path.exists():
-            mode = "raw" if self.mode == "edit" else self.mode
+            mode = "raw" if self.mode == "edit" and not keep_editing else self.mode
             row = self.text_area.cursor_location[0]
             try:
                 self.open(self.rel, self.abs_path, root=self.root, mode=mode)
