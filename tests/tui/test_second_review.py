@@ -77,3 +77,21 @@ async def test_the_external_editor_is_not_opened_through_a_symlink(manager: Memo
         await pilot.pause()
         assert [n.message for n in app._notifications][-1] == \
             "Cannot edit memory/2026-04-28.md: memory/2026-04-28.md is a symlink; refusing to follow it"
+
+
+async def test_a_key_that_moves_the_focus_out_of_a_maximised_pane_restores_the_layout(
+        hybrid_manager: MemoryManager, make_app) -> None:
+    """`3 z /` then typing went into the hidden search box (the results emptied behind the maximised pane);
+    `3 z t` then → changed vectorWeight in a tuning panel that was not on the screen."""
+    app = make_app(hybrid_manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("3", "z")
+        assert app.screen.maximized is app.results
+        await pilot.press("slash")
+        await pilot.pause()
+        assert app.screen.maximized is None and app.query_input.has_focus
+        await pilot.press("escape", "3", "z", "t")
+        await settle(app, pilot)
+        assert app.screen.maximized is None and app.tuning_panel.has_focus
+        assert app.tuning_panel.region.height > 0

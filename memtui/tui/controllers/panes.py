@@ -75,6 +75,13 @@ class PaneController(MemtuiBase):
         if widget is not None:
             self.screen.set_focus(widget)  # at once: keys typed right after the jump go to the pane
 
+    def on_descendant_focus(self, event: events.DescendantFocus) -> None:
+        """A key that moves the focus out of the maximised pane (`/`, `t`, Enter on a hit) restores the layout:
+        the focus never sits in a pane that is not on the screen."""
+        maximized = event.widget.screen.maximized
+        if maximized is not None and maximized not in event.widget.ancestors_with_self:
+            event.widget.screen.minimize()
+
     def action_toggle_zoom(self) -> None:
         """Maximise the focused pane, or restore the layout."""
         if self.screen.maximized is not None:
