@@ -95,3 +95,24 @@ async def test_a_key_that_moves_the_focus_out_of_a_maximised_pane_restores_the_l
         await settle(app, pilot)
         assert app.screen.maximized is None and app.tuning_panel.has_focus
         assert app.tuning_panel.region.height > 0
+
+
+async def test_promoting_a_hit_opened_in_the_viewer_records_its_lines_and_score(manager: MemoryManager,
+                                                                                make_app) -> None:
+    """Enter on a hit opens its file with the hit's lines selected; `p` there promoted one line fewer (the chunk's
+    last line is blank) with score 0.000, where `p` on the hit itself records the hit's lines and score."""
+    note = manager.env.workspace_dir / "memory" / "2026-04-21.md"
+    note.write_text("# 2026-04-21\n\n- Zanzibar ferry leaves at 07:40 from pier 3.\n\n", encoding="utf-8")
+    manager.sync(reason="test")
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(app, pilot, "zanzibar")
+        hit = app.highlighted_hit()
+        assert (hit.path, hit.start_line, hit.end_line) == ("memory/2026-04-21.md", 1, 5)
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert app.viewer_focused()
+        await pilot.press("p")
+        await settle(app, pilot)
+        preview = str(app.screen.query_one("#modal-body").render())
+        assert f"[score={hit.score:.3f} … source=memory/2026-04-21.md:1-5]" in preview

@@ -140,10 +140,12 @@ class CurationController(MemtuiBase):
             self.notify("That is already MEMORY.md", severity="warning")
             return
         hit = self.highlighted_hit()
-        if hit is not None and (hit.path, hit.start_line, hit.end_line) == (path, start, end) \
-                and self.tuning != self.configured_tuning:
-            self._configured_score_worker(hit, text)
-            return
+        if hit is not None and (hit.path, hit.start_line, hit.end_line) == (path, start, end):
+            # The hit's lines, from the results or opened in the viewer: the hit's score, as configured.
+            if self.tuning != self.configured_tuning:
+                self._configured_score_worker(hit, text)
+                return
+            score = hit.score
         self.post_message(PromotionScored(path, start, end, text, score))
 
     @work(thread=True, exclusive=True, group="promotion", exit_on_error=False, description="Scoring the hit")

@@ -58,6 +58,7 @@ class FileViewer(Vertical):
         self.rel: str | None = None
         self.abs_path: Path | None = None
         self.root: Path | None = None
+        self._selected: tuple[Selection, int, int] | None = None  # the lines select_lines chose, while selected
         self.loaded_text = ""
         self.digest: str | None = None
         self.mode = "rendered"
@@ -125,6 +126,7 @@ class FileViewer(Vertical):
         text = data.decode("utf-8", errors="replace")
         self.rel, self.abs_path, self.root = rel, abs_path, folder
         self.deleted = False
+        self._selected = None
         self.loaded_text = text
         self.digest = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
@@ -163,6 +165,7 @@ class FileViewer(Vertical):
         last = area.document.line_count - 1
         first, final = max(0, start - 1), max(0, min(last, end - 1))
         area.selection = Selection((final, len(area.document.get_line(final))), (first, 0))
+        self._selected = (area.selection, first + 1, final + 1)
         area.scroll_to(y=first, animate=False)
 
     def selected_lines(self) -> tuple[int, int, str] | None:
@@ -173,6 +176,9 @@ class FileViewer(Vertical):
         start, end = sorted((area.selection.start, area.selection.end))
         if start == end:
             return None
+        if self._selected is not None and self._selected[0] == area.selection:  # a hit's lines, as opened
+            first, final = self._selected[1:]
+            return first, final, "\n".join(area.document.get_line(row) for row in range(first - 1, final))
         last_row = end[0] if end[1] > 0 or end[0] == start[0] else end[0] - 1
         lines = [area.document.get_line(row) for row in range(start[0], last_row + 1)]
         return start[0] + 1, last_row + 1, "\n".join(lines)
