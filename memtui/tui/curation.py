@@ -124,6 +124,7 @@ def append_note(workspace_dir: Path, day: date, note: str) -> Path:
             return f"{bullet}\n"
         return f"\n{bullet}\n" if existing.endswith("\n") else f"\n\n{bullet}\n"
 
+    workspace_dir.mkdir(parents=True, exist_ok=True)  # a first note in a new agent's state dir starts it
     append_text(path, addition, root=workspace_dir)
     return path
 

@@ -116,3 +116,23 @@ async def test_promoting_a_hit_opened_in_the_viewer_records_its_lines_and_score(
         await settle(app, pilot)
         preview = str(app.screen.query_one("#modal-body").render())
         assert f"[score={hit.score:.3f} … source=memory/2026-04-21.md:1-5]" in preview
+
+
+async def test_the_first_note_of_an_agent_without_a_workspace_folder_is_written(tmp_path, make_app) -> None:
+    """An OpenClaw state dir whose workspace folder does not exist yet: the screen says `n` appends a first note,
+    and `n` failed with "No such file or directory"."""
+    from memtui.settings.agent import resolve_agent
+
+    (tmp_path / "state").mkdir()
+    env = resolve_agent(state_dir=str(tmp_path / "state"), provider="none", env={})
+    assert not env.workspace_dir.exists()
+    with MemoryManager(env, provider=None) as empty:
+        app = make_app(empty)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert "n appends a first note" in str(app.query_one("#trace-head").render())
+            await pilot.press("n", *"Ferry at 07:40", "enter")
+            await settle(app, pilot)
+            log = env.workspace_dir / "memory" / f"{app.today.isoformat()}.md"
+            assert log.read_text(encoding="utf-8").endswith("- Ferry at 07:40\n")
+            assert app.browser.find(f"memory/{log.name}") is not None
