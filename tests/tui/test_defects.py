@@ -125,7 +125,8 @@ async def test_the_promote_dialog_fits_a_small_terminal(manager: MemoryManager, 
 
 
 async def test_a_snippet_column_on_wide_terminals_only(manager: MemoryManager, make_app) -> None:
-    for width, expected in ((120, False), (200, True)):
+    """From 160 columns, the file browser shown (at 160-179 it was missing: the rule wanted 80 free cells)."""
+    for width, expected in ((120, False), (159, False), (160, True), (200, True)):
         app = make_app(manager)
         async with app.run_test(size=(width, 40)) as pilot:
             await search(app, pilot, "noeviction")

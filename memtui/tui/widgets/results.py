@@ -22,6 +22,8 @@ COMPACT_BELOW = 84  # table width under which the compact columns are used
 TINY_BELOW = 60  # ... and under which the score loses its bar
 SNIPPET_FROM = 160  # terminal width from which the snippet column appears
 MIN_LOCATION = 14
+SNIPPET_LOCATION = 24  # the location column's least width beside a snippet
+MIN_SNIPPET = 28
 MARKED_RANK = 6
 
 
@@ -150,20 +152,21 @@ class ResultsTable(DataTable[Text]):
     def _choose_layout(self) -> tuple[str, bool]:
         width = self.size.width - 2
         layout = "tiny" if width < TINY_BELOW else "compact" if width < COMPACT_BELOW else "full"
-        snippets = self.app.size.width >= SNIPPET_FROM and width - self._fixed_width(layout) >= 2 * 40
+        snippets = self.app.size.width >= SNIPPET_FROM and \
+            self._free_width(layout, snippets=True) >= SNIPPET_LOCATION + MIN_SNIPPET
         return layout, snippets
 
-    def _free_width(self) -> int:
+    def _free_width(self, layout: str, *, snippets: bool) -> int:
         """Cells for the location (and snippet) columns."""
-        columns = 2 if self.snippets else 1
-        return max(MIN_LOCATION, self.size.width - 2 - self._fixed_width(self.layout_name) - 2 * self.cell_padding
+        columns = 2 if snippets else 1
+        return max(MIN_LOCATION, self.size.width - 2 - self._fixed_width(layout) - 2 * self.cell_padding
                    * columns - 1)
 
     def _widths(self) -> tuple[int, int]:
-        free = self._free_width()
+        free = self._free_width(self.layout_name, snippets=self.snippets)
         if not self.snippets:
             return free, 0
-        location = min(36, free // 3)
+        location = min(36, max(SNIPPET_LOCATION, free // 3))
         return location, free - location
 
     def on_resize(self) -> None:
