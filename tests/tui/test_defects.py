@@ -160,6 +160,14 @@ async def test_trace_and_tuning_show_the_same_weights(hybrid_manager: MemoryMana
         assert rows["weights"].startswith("vectorWeight 0.20 · textWeight 0.80")
         shown = [str(app.tuning_panel.get_option_at_index(i).prompt) for i in (1, 2)]
         assert shown[0].split()[1] == "0.2" and shown[1].split()[1] == "0.8"
+        # Three decimals are shown as typed, not rounded to 0.72 / 0.28.
+        await pilot.press("enter", *"0.725", "enter")
+        await settle(app, pilot)
+        rows = dict(app.query_one("#trace").rows)
+        assert rows["weights"].startswith("vectorWeight 0.725 · textWeight 0.275")
+        assert rows["score"].startswith("0.725×vector ")
+        shown = [str(app.tuning_panel.get_option_at_index(i).prompt) for i in (1, 2)]
+        assert shown[0].split()[1] == "0.725" and shown[1].split()[1] == "0.275"
 
 
 async def test_bars_share_one_scale_and_mmr_moves_are_marked(hybrid_manager: MemoryManager, make_app) -> None:

@@ -29,6 +29,12 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
+def _weight_text(value: float) -> str:
+    """A weight with the digits the tuning panel shows (up to 4) and at least 2: 0.70, 0.725."""
+    text = f"{value:.4f}".rstrip("0")
+    return text + "0" * max(0, 2 - len(text.partition(".")[2]))
+
+
 def _order(hit: Candidate, response: SearchResponse) -> str:
     text = f"#{hit.rank} of {len(response.results)}" if hit.rank else f"not returned ({hit.stage})"
     if hit.mmr_rank is not None and hit.mmr_rank != hit.sorted_rank:
@@ -76,12 +82,13 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     rows: list[tuple[str, str]] = [("rank", _order(hit, response))]
     if response.mode == "hybrid":
         boost = f" + date {hit.date_boost:.3f}" if hit.date_boost else ""
-        rows.append(("score", f"{response.vector_weight:.2f}×vector {_fmt(hit.vector_score)} + "
-                              f"{response.text_weight:.2f}×text {_fmt(hit.text_score)}{boost} = "
+        rows.append(("score", f"{_weight_text(response.vector_weight)}×vector {_fmt(hit.vector_score)} + "
+                              f"{_weight_text(response.text_weight)}×text {_fmt(hit.text_score)}{boost} = "
                               f"{_fmt(hit.base_score)}"))
         if hit.date_boost:
             rows.append(("date boost", f"+{hit.date_boost:.3f}: a daily log dated in a month the query names"))
-        rows.append(("weights", f"vectorWeight {response.vector_weight:.2f} · textWeight {response.text_weight:.2f} "
+        rows.append(("weights", f"vectorWeight {_weight_text(response.vector_weight)} · textWeight "
+                                f"{_weight_text(response.text_weight)} "
                                 "(sum 1, as the tuning panel shows)"))
     elif response.mode == "fts-only":
         rows.append(("score", f"keyword-only: the text score {_fmt(hit.base_score)} (no embedding provider)"))
