@@ -136,3 +136,16 @@ async def test_the_first_note_of_an_agent_without_a_workspace_folder_is_written(
             log = env.workspace_dir / "memory" / f"{app.today.isoformat()}.md"
             assert log.read_text(encoding="utf-8").endswith("- Ferry at 07:40\n")
             assert app.browser.find(f"memory/{log.name}") is not None
+
+
+async def test_y_in_the_file_browser_copies_the_file_under_its_cursor(manager: MemoryManager, make_app) -> None:
+    """`Y` on a file in the browser copied the highlighted hit's path instead."""
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(app, pilot, "noeviction")
+        assert app.highlighted_hit().path == "memory/2026-04-28.md"
+        await pilot.press("2")
+        app.browser.move_cursor(app.browser.find("memory/2026-04-20.md"))
+        await pilot.press("Y")
+        await pilot.pause()
+        assert app.clipboard == "memory/2026-04-20.md"

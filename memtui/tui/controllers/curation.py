@@ -261,13 +261,18 @@ class CurationController(MemtuiBase):
         if self.viewer_focused() and viewer.rel is not None:
             return viewer.rel, viewer.cursor_line()
         if self.browser.has_focus:
-            entry = self.browser.cursor_node.data if self.browser.cursor_node is not None else None
-            rel = getattr(entry, "rel", None)
-            return (rel, 1) if isinstance(rel, str) and not rel.startswith("sessions/") else None
+            rel = self._browser_file()
+            return (rel, 1) if rel is not None and not rel.startswith("sessions/") else None
         hit = self.highlighted_hit()
         if hit is not None:
             return hit.path, hit.start_line
         return (viewer.rel, viewer.cursor_line()) if viewer.rel is not None else None
+
+    def _browser_file(self) -> str | None:
+        """The path of the file under the browser's cursor (None on a group)."""
+        node = self.browser.cursor_node
+        rel = getattr(node.data, "rel", None) if node is not None else None
+        return rel if isinstance(rel, str) else None
 
     # -- copy ---------------------------------------------------------------------------------
 
@@ -288,9 +293,13 @@ class CurationController(MemtuiBase):
         self.copy_text(format_citation(chosen[0], chosen[1], chosen[2]), "citation")
 
     def action_copy_path(self) -> None:
-        """Copy the path of the hit or the open file."""
-        chosen = self._selection_or_hit()
-        path = chosen[0] if chosen is not None else self.viewer.rel
+        """Copy the path of the file under the browser's cursor (in the browser), else of the hit or the open
+        file."""
+        if self.browser.has_focus:
+            path = self._browser_file()
+        else:
+            chosen = self._selection_or_hit()
+            path = chosen[0] if chosen is not None else self.viewer.rel
         if path is None:
             self.notify("Nothing to copy", severity="warning")
             return
