@@ -149,3 +149,22 @@ async def test_y_in_the_file_browser_copies_the_file_under_its_cursor(manager: M
         await pilot.press("Y")
         await pilot.pause()
         assert app.clipboard == "memory/2026-04-20.md"
+
+
+async def test_a_new_query_shows_its_trace_instead_of_a_file_opened_before(manager: MemoryManager, make_app) -> None:
+    """At 80x24 (no tabs to click) a query with no hits left the old file on screen, and `3`/`4` never showed why
+    nothing was found; at 120x36 a new query's first hit kept the old file beside it."""
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.query_one("#detail")
+        assert detail.active == "tab-file"
+        await search(app, pilot, "zebra")
+        assert detail.active == "tab-trace"
+        assert "No hits for “zebra”" in str(app.query_one("#trace-head").render())
+        await pilot.press("2")
+        await search(app, pilot, "noeviction")
+        assert detail.active == "tab-trace"
+        assert app.query_one("#trace").rows

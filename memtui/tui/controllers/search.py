@@ -164,6 +164,10 @@ class SearchController(MemtuiBase):
         self.results.border_subtitle = (f"{MMR_MARK} placed by MMR, not by score"
                                         if any(moved_by_mmr(c) for c in response.results) else "")
         self._update_search_info(response)
+        if not same_query and not self.viewer_focused():
+            # A new query's trace (or why it found nothing) replaces a file opened earlier; a re-run of the same
+            # query after a sync leaves the file being read.
+            self.query_one("#detail", TabbedContent).active = "tab-trace"
         self._show_trace(self.results.highlighted_key())
         if self._present_first_hit and response.results:
             self._present_first_hit = False
