@@ -564,8 +564,10 @@ class MemoryManager(EventHub):
 
         if "memory" not in self.settings.sources:
             return self.index_mismatch()
+        skipped = {str(issue.get("path")) for issue in self.store.read_issues()
+                   if str(issue.get("reason", "")).endswith("skipped")}
         return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.extra_paths,
-                                                         self.store.file_rows())
+                                                         self.store.file_rows(), skipped)
 
     def _issues(self) -> list[dict[str, Any]]:
         recorded = self.store.read_issues()

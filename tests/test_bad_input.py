@@ -30,6 +30,11 @@ def test_binary_and_non_utf8_files_are_reported(make_env: Callable[..., AgentEnv
     status = json.loads(capsys.readouterr().out)
     paths = {issue["path"] for issue in status["issues"]}
     assert {"memory/2026-11-20.md", "memory/blob.md"} <= paths
+    # A file every sync skips is not a sync that is due: the index is clean (it read "dirty" forever).
+    assert status["dirty"] is False and status["custom"]["dirtyReason"] is None
+    (memory / "2026-11-21.md").write_text("# 2026-11-21\n\n- new\n", encoding="utf-8")
+    with MemoryManager(env) as manager:
+        assert manager.status()["custom"]["dirtyReason"] == "memory/2026-11-21.md is not indexed yet"
 
 
 def test_broken_transcript_lines_do_not_stop_the_sync(make_env: Callable[..., AgentEnv], tmp_path: Path) -> None:

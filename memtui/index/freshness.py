@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from memtui.atomic import open_for_read, parts_below
@@ -13,15 +13,19 @@ from memtui.jscompat import sha256_hex
 
 
 def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
-                     indexed: Iterable[tuple[str, str, str, float, int]]) -> str | None:
+                     indexed: Iterable[tuple[str, str, str, float, int]],
+                     skipped: Collection[str] = ()) -> str | None:
     """The first memory file that is new, changed or gone since it was indexed, described in a few words;
-    None when the index matches the disk. `indexed` holds `(path, source, hash, mtime, size)` rows. A file
+    None when the index matches the disk. `indexed` holds `(path, source, hash, mtime, size)` rows; `skipped`
+    the files the last sync left out (binary, too large): not indexed, and no sync will index them. A file
     whose size and mtime match is taken as unchanged; otherwise its text is hashed as the indexer does."""
     rows = {path: (digest, mtime, size) for path, source, digest, mtime, size in indexed if source == "memory"}
     listed = list_memory_files(workspace_dir, extra_paths) if workspace_dir.is_dir() else []
     for memory_file in listed:
         row = rows.pop(memory_file.rel_path, None)
         if row is None:
+            if memory_file.rel_path in skipped:
+                continue
             return f"{memory_file.rel_path} is not indexed yet"
         try:
             if same_stat(memory_file.path, row[1], row[2]):
