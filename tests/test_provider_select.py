@@ -52,6 +52,24 @@ def test_none_is_fts_only(tmp_path):
     assert "none" in selection.reason
 
 
+def test_provider_none_says_who_chose_it(tmp_path):
+    """`--provider none` is not the config's doing: status said "requested none, from config" and blamed
+    memorySearch.provider."""
+    from memtui.manager import MemoryManager
+    from memtui.settings.agent import resolve_agent
+
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "openclaw.json").write_text('{agents: {defaults: {memorySearch: {provider: "none"}}}}',
+                                            encoding="utf-8")
+    seen = []
+    for flag in ("none", None):
+        env = resolve_agent(state_dir=str(tmp_path), workspace=str(tmp_path / "ws"), provider=flag, env={})
+        with MemoryManager(env) as manager:
+            status = manager.status()
+            seen.append((status["providerSource"], status["custom"]["providerUnavailableReason"]))
+    assert seen == [("--provider", "--provider none"), ("config", "memorySearch.provider is none")]
+
+
 def test_auto_without_keys_is_fts_only_with_reason(tmp_path):
     selection = select({}, tmp_path, {})
     assert selection.provider is None and selection.requested == "auto"

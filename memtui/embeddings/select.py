@@ -123,8 +123,10 @@ def select_provider(
     env: Mapping[str, str] | None = None,
     agent_id: str = "main",
     retry: RetryPolicy | None = None,
+    set_by: str = "memorySearch.provider",
 ) -> ProviderSelection:
-    """Pick the provider for `memorySearch.provider`.
+    """Pick the provider for `memorySearch.provider` (`set_by` names where the choice came from: the config or
+    `--provider`).
 
     `none` gives FTS-only. `auto` follows OpenClaw 2026.4: `local` only when `local.modelPath` is an
     existing file, then openai, gemini and voyage when a key is available; github-copilot, mistral,
@@ -136,7 +138,9 @@ def select_provider(
     requested = settings.provider
     make = {"state_dir": state_dir, "profile": profile, "env": env, "agent_id": agent_id, "retry": retry}
     if requested == "none":
-        return ProviderSelection(None, requested, reason="memorySearch.provider is none", source="config")
+        from_config = set_by == "memorySearch.provider"
+        return ProviderSelection(None, requested, reason=f"{set_by} is none" if from_config else f"{set_by} none",
+                                 source="config" if from_config else set_by)
     if requested == "auto":
         return _auto(settings, providers, make)
     try:

@@ -62,6 +62,7 @@ class AgentEnv:
     read_only: bool = False
     profile: str = "memtui"
     requested_provider: str = "auto"
+    provider_set_by: str = "memorySearch.provider"  # or "--provider" when the command line chose it
     warnings: list[str] = field(default_factory=list)
 
     @cached_property
@@ -171,5 +172,6 @@ def resolve_agent(
         read_only=read_only,
         profile=chosen_profile,
         requested_provider=requested,
+        provider_set_by="--provider" if provider else "memorySearch.provider",
         warnings=list(loaded.warnings),
     )

@@ -3,111 +3,136 @@ and why a query found nothing."""
 
 from __future__ import annotations
 
-import textwrap
 from typing import Any
 
+from rich.console import Group, RenderableType
+from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.ranking import bm25_rank_to_score
 
 SCORE_RULE = "score >= minScore"  # the engine's plain rule; memtui's hybrid profile thresholds the evidence
+LABEL = 21  # the label column, as wide as the longest label: every section's values start in one column
 
 
-LABEL = 22  # label column
-VALUE = 44  # value column: long values wrap inside it, so they read at 80 columns too
+class Sheet:
+    """Sections of label / value rows: a Rich grid per section, so a long value (a path) wraps inside its
+    column, under itself, at whatever width the dialog has."""
 
+    def __init__(self) -> None:
+        self.parts: list[RenderableType] = []
+        self._grid: Table | None = None
 
-def _section(text: Text, title: str) -> None:
-    text.append(f"\n{title}\n" if text else f"{title}\n", style="bold underline")
+    def section(self, title: str) -> None:
+        """Start a section under a heading."""
+        self.parts.append(Text(f"\n{title}" if self.parts else title, style="bold underline"))
+        self._grid = Table.grid(padding=(0, 2))
+        self._grid.add_column(style="dim", no_wrap=True, min_width=LABEL)
+        self._grid.add_column(ratio=1, overflow="fold")
+        self.parts.append(Padding(self._grid, (0, 0, 0, 2)))
 
+    def row(self, label: str, value: object, style: str = "") -> None:
+        """One labelled value in the current section."""
+        assert self._grid is not None
+        self._grid.add_row(label, Text(str(value), style=style))
 
-def _row(text: Text, label: str, value: object, style: str = "") -> None:
-    text.append(f"  {label:<{LABEL}}", style="dim")
-    lines = textwrap.wrap(str(value), VALUE, break_long_words=False, break_on_hyphens=False) or [""]
-    text.append(("\n" + " " * (LABEL + 2)).join(lines) + "\n", style=style)
+    def line(self, text: str, style: str = "") -> None:
+        """A line of its own in the current section."""
+        self._grid = None
+        self.parts.append(Padding(Text(text, style=style, overflow="fold"), (0, 0, 0, 2)))
+
+    def render(self) -> Group:
+        """Everything, in order."""
+        return Group(*self.parts)
 
 
 def _tick(ok: bool) -> tuple[str, str]:
     return ("✓", "green") if ok else ("✗", "red")
 
 
-def query_explanation(response: SearchResponse) -> Text:
+def query_explanation(response: SearchResponse) -> Group:
     """What the engine did with the query: the keyword query, dropped terms, weights, thresholds, counts."""
     info = response.explain()
-    text = Text()
-    _section(text, "Keyword query")
-    _row(text, "FTS5 match", info["ftsQuery"] or "(none: no usable terms)")
-    _row(text, "terms", ", ".join(info["terms"]) or "–")
+    sheet = Sheet()
+    sheet.section("Keyword query")
+    sheet.row("FTS5 match", info["ftsQuery"] or "(none: no usable terms)")
+    sheet.row("terms", ", ".join(info["terms"]) or "–")
     if info["droppedTerms"]:
-        _row(text, "dropped", ", ".join(info["droppedTerms"]) + "  (stop words or too short)")
+        sheet.row("dropped", ", ".join(info["droppedTerms"]) + "  (stop words or too short)")
     if info["keywordFallbackTerms"]:
-        _row(text, "fallback terms", ", ".join(info["keywordFallbackTerms"]))
-    _section(text, "Ranking")
-    _row(text, "profile · mode", f"{info['profile']} · {info['mode']}")
+        sheet.row("fallback terms", ", ".join(info["keywordFallbackTerms"]))
+    sheet.section("Ranking")
+    sheet.row("profile · mode", f"{info['profile']} · {info['mode']}")
     if info["mode"] == "hybrid":
-        _row(text, "weights", f"vector {info['vectorWeight']:.2f} · text {info['textWeight']:.2f}")
+        sheet.row("weights", f"vector {info['vectorWeight']:.2f} · text {info['textWeight']:.2f}")
     if info["textNormalization"]:
-        _row(text, "text score", info["textNormalization"])
+        sheet.row("text score", info["textNormalization"])
     if info["vectorSkipped"]:
-        _row(text, "vector search", f"skipped: {info['vectorSkipped']}", "yellow")
-    _row(text, "candidates", f"{info['candidates']} (limit {info['candidateLimit']} per list)")
-    _section(text, "Thresholds")
-    _row(text, "minScore", f"{info['minScore']:.2f}" + ("  relaxed (no hit reached it)" if info["relaxed"] else ""))
-    _row(text, "below minScore", info["filteredByMinScore"])
-    _row(text, "maxResults", info["maxResults"])
-    _row(text, "shown", len(response.results))
-    _row(text, "search time", f"{info['searchMs']:.1f} ms")
-    return text
+        sheet.row("vector search", f"skipped: {info['vectorSkipped']}", "yellow")
+    sheet.row("candidates", f"{info['candidates']} (limit {info['candidateLimit']} per list)")
+    sheet.section("Thresholds")
+    sheet.row("minScore", f"{info['minScore']:.2f}" + ("  relaxed (no hit reached it)" if info["relaxed"] else ""))
+    sheet.row("below minScore", info["filteredByMinScore"])
+    sheet.row("maxResults", info["maxResults"])
+    sheet.row("shown", len(response.results))
+    sheet.row("search time", f"{info['searchMs']:.1f} ms")
+    return sheet.render()
 
 
-def status_view(status: dict[str, Any]) -> Text:
+def status_view(status: dict[str, Any]) -> Group:
     """Every status field people look for, in sections, with ✓ / ✗ and the reasons."""
-    text = Text()
-    _section(text, "Index")
-    _row(text, "agent", status["agentId"])
-    _row(text, "files · chunks", f"{status['files']:,} · {status['chunks']:,}")
+    sheet = Sheet()
+    sheet.section("Index")
+    sheet.row("agent", status["agentId"])
+    sheet.row("files · chunks", f"{status['files']:,} · {status['chunks']:,}")
     if status["scan"]["memoryFiles"] is not None:
-        _row(text, "on disk", f"{status['scan']['memoryFiles']:,} memory files")
-    _row(text, "state", "dirty (a sync is due)" if status["dirty"] else "clean", "yellow" if status["dirty"] else "")
-    _row(text, "database", status["dbPath"])
-    _row(text, "workspace", status["workspaceDir"])
+        sheet.row("on disk", f"{status['scan']['memoryFiles']:,} memory files")
+    reason = status["custom"].get("dirtyReason")
+    sheet.row("state", (f"dirty: {reason}" if reason else "dirty (a sync is due)") if status["dirty"] else "clean",
+              "yellow" if status["dirty"] else "")
+    sheet.row("database", status["dbPath"])
+    sheet.row("workspace", status["workspaceDir"])
     if status["readOnly"]:
-        _row(text, "mode", "read-only", "yellow")
+        sheet.row("mode", "read-only", "yellow")
     last = status.get("lastSync")
     if last:
-        _row(text, "last sync", sync_summary(last))
-    _section(text, "Embeddings")
-    _row(text, "provider", f"{status['provider']} (requested {status['requestedProvider']}, "
-                           f"from {status['providerSource']})")
-    _row(text, "model", status["model"])
-    reason = status["custom"].get("providerUnavailableReason")
-    if reason:
-        _row(text, "keyword-only because", reason, "yellow")
+        sheet.row("last sync", sync_summary(last))
+    sheet.section("Embeddings")
+    source = status["providerSource"]
+    sheet.row("provider", f"{status['provider']} (requested {status['requestedProvider']}"
+                          + (f", by {source})" if source.startswith("--") else f", from {source})"))
+    sheet.row("model", status["model"])
+    unavailable = status["custom"].get("providerUnavailableReason")
+    if unavailable:
+        sheet.row("keyword-only because", unavailable, "yellow")
     if status.get("fallback"):
         fallback = status["fallback"]
-        _row(text, "fallback", f"from {fallback.get('from')}: {fallback.get('reason', '')}", "yellow")
-    _section(text, "Search")
+        sheet.row("fallback", f"from {fallback.get('from')}: {fallback.get('reason', '')}", "yellow")
+    sheet.section("Search")
     mark, style = _tick(status["fts"]["available"])
-    _row(text, "FTS5 (BM25)", f"{mark} {status['fts'].get('error') or ''}".rstrip(), style)
-    mark, style = _tick(status["vector"]["available"])
-    detail = f"dims {status['vector']['dims']}" if status["vector"]["available"] else \
-        status["vector"].get("loadError") or "cosine computed in Python"
-    _row(text, "sqlite-vec", f"{mark} {detail}", style)
-    _row(text, "search mode · profile", f"{status['custom']['searchMode']} · {status['profile']}")
-    _row(text, "sources", ", ".join(status["sources"]))
+    sheet.row("FTS5 (BM25)", f"{mark} {status['fts'].get('error') or ''}".rstrip(), style)
+    vector = status["vector"]
+    mark, style = _tick(vector["available"])
+    if vector["available"]:
+        detail = f"{vector['dims']} dimensions" if vector["dims"] else "loaded (no vectors stored yet)"
+    else:
+        detail = vector.get("loadError") or "cosine computed in Python"
+    sheet.row("sqlite-vec", f"{mark} {detail}", style)
+    sheet.row("search mode · profile", f"{status['custom']['searchMode']} · {status['profile']}")
+    sheet.row("sources", ", ".join(status["sources"]))
     if status["extraPaths"]:
-        _row(text, "extra paths", ", ".join(status["extraPaths"]))
+        sheet.row("extra paths", ", ".join(status["extraPaths"]))
     cache = status["cache"]
-    _row(text, "embedding cache", f"{cache['entries']:,} entries" + (" (off)" if not cache["enabled"] else ""))
+    sheet.row("embedding cache", f"{cache['entries']:,} entries" + (" (off)" if not cache["enabled"] else ""))
     issues = status.get("issues") or []
-    _section(text, f"File issues ({len(issues)})")
+    sheet.section(f"File issues ({len(issues)})")
     for issue in issues[:50]:
-        text.append(f"  {issue.get('path', '?')}: {issue.get('reason') or issue.get('message') or issue}\n",
-                    style="yellow")
+        sheet.line(f"{issue.get('path', '?')}: {issue.get('reason') or issue.get('message') or issue}", "yellow")
     if not issues:
-        text.append("  none\n", style="dim")
-    return text
+        sheet.line("none", "dim")
+    return sheet.render()
 
 
 def sync_summary(last: dict[str, Any]) -> str:

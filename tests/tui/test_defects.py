@@ -286,7 +286,8 @@ async def test_i_and_x_read_as_text_not_json(manager: MemoryManager, make_app) -
         for key, words in (("i", ("Index", "files · chunks", "FTS5 (BM25)")), ("x", ("Keyword query", "minScore"))):
             await pilot.press(key)
             await pilot.pause()
-            body = str(app.screen.query_one("#modal-body").render())
+            widget = app.screen.query_one("#modal-body")
+            body = "\n".join(strip.text for strip in widget.render_lines(widget.size.region))
             assert all(word in body for word in words) and "{" not in body
             await pilot.press("escape")
             await pilot.pause()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+from rich.console import Group
 from rich.text import Text
 from textual import events, on
 from textual.app import ComposeResult
@@ -37,18 +38,18 @@ class TextModal(SizedModal):
         Binding("pageup", "scroll('page-up')", "page", show=False),
     ]
 
-    def __init__(self, title: str, body: str | Text, *, copy_text: str | None = None) -> None:
+    def __init__(self, title: str, body: str | Text | Group, *, copy_text: str | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.body = body
-        self.copy_text = copy_text if copy_text is not None else str(body)
+        self.copy_text = copy_text if copy_text is not None else str(body)  # a Group comes with its copy text
 
     def compose(self) -> ComposeResult:
         """Title, body, hint, footer."""
         with Vertical(id="modal-box"):
             yield Label(Text(self.title_text), id="modal-title")
             with VerticalScroll(id="modal-scroll"):
-                yield Static(self.body if isinstance(self.body, Text) else Text(self.body), id="modal-body")
+                yield Static(Text(self.body) if isinstance(self.body, str) else self.body, id="modal-body")
             yield Label("c copy · ↑↓ scroll · any other key closes", id="modal-hint")
         yield Footer()
 
