@@ -131,3 +131,8 @@ def bindings_for(pane: str) -> list[Binding]:
 
 
 PRIORITY_ACTIONS = frozenset(a.name for a in ACTIONS if a.priority)
+
+
+def bound_keys(action_id: str, keymap: dict[str, str]) -> str:
+    """The keys an action is bound to after the user's keymap (Textual key names, comma-separated)."""
+    return keymap.get(action_id) or next(a.keys for a in ACTIONS if a.id == action_id)

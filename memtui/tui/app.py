@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
 
-from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for
+from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for, bound_keys
 from memtui.tui.commands import MemtuiCommands
 from memtui.tui.controllers import (
     BrowserController,
@@ -87,8 +87,9 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
     def compose(self) -> ComposeResult:
         """Search row, browser | results + detail | tuning, status bar, footer."""
         with Horizontal(id="search-row"):
-            yield SearchInput(placeholder="Search memory…  (/ to come back here, Enter for the results, Esc to leave)",
-                              id="query")
+            back = keys_display(bound_keys("search.focus", self.keymap_overrides), first=True)
+            yield SearchInput(placeholder=f"Search memory…  ({back} to come back here, Enter for the results, Esc to "
+                                          "leave)", id="query")
             yield Static("", id="search-info")
         with Horizontal(id="body"):
             with Vertical(id="side"):
@@ -141,6 +142,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
     def action_help(self) -> None:
         """Open the help of the screen on top: its keys as they are bound now, grouped by pane."""
         keymap = self._keymap
+        close = bound_keys("app.help", self.keymap_overrides).split(",")
         if self.screen is self.screen_stack[0]:
             groups = [(title, key_rows(live_bindings(self.query_one(selector), keymap)))
                       for title, selector in HELP_PANES]
@@ -148,7 +150,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             if panel is not None:
                 groups.append(("Tuning", key_rows(live_bindings(panel, keymap))))
             groups.append(("Everywhere on this screen", key_rows(live_bindings(self, keymap))))
-            self.push_screen(HelpScreen("memtui: keys", groups, intro=help_intro("main")))
+            self.push_screen(HelpScreen("memtui: keys", groups, intro=help_intro("main"), close_keys=close))
             return
         screen = self.screen
         name = type(screen).__name__.removesuffix("Screen").lower()
@@ -158,7 +160,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
                       for b in live_bindings(self, keymap) if b.action.split("(")[0] in SCREEN_INDEPENDENT]
         groups = [(f"{name.title()} screen", key_rows(own)),
                   ("Everywhere", key_rows([b for b in everywhere if b.key]))]
-        self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name)))
+        self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name), close_keys=close))
 
     def action_sessions(self) -> None:
         """Open the sessions screen (when the session engine is installed)."""

@@ -168,3 +168,23 @@ async def test_a_new_query_shows_its_trace_instead_of_a_file_opened_before(manag
         await search(app, pilot, "noeviction")
         assert detail.active == "tab-trace"
         assert app.query_one("#trace").rows
+
+
+async def test_a_remapped_help_key_opens_and_closes_help_and_is_listed_once(manager: MemoryManager,
+                                                                            make_app) -> None:
+    """With `keymap: {"app.help": "f2"}` F2 opened help but did not close it, help listed `F2 F2`, and the search
+    box still said `/` brings you back when the user had moved that key too."""
+    from memtui.tui.keys import keys_display
+    from memtui.tui.screens import HelpScreen
+
+    app = make_app(manager, keymap={"app.help": "f2", "search.focus": "ctrl+f"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        assert f"({keys_display('ctrl+f')} to come back here" in str(app.query_input.placeholder)
+        await pilot.press("f2")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        assert [row[0] for row in app.screen.rows if row[3] == "app.help"] == ["F2"]
+        await pilot.press("f2")
+        await pilot.pause()
+        assert not isinstance(app.screen, HelpScreen)

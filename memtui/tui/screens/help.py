@@ -29,7 +29,10 @@ def live_bindings(node: DOMNode, keymap: dict[str, str]) -> list[Binding]:
     merged: dict[str, Binding] = {}
     for key, binding in bindings:
         seen = merged.get(binding.action)
-        merged[binding.action] = binding.with_key(f"{seen.key},{key}") if seen is not None else binding
+        if seen is None:
+            merged[binding.action] = binding
+        elif key not in seen.key.split(","):  # a keymap can bind two default keys to one new key
+            merged[binding.action] = binding.with_key(f"{seen.key},{key}")
     return list(merged.values())
 
 
@@ -61,11 +64,13 @@ class HelpScreen(ModalScreen[None]):
         Binding("k,up", "scroll('up')", "scroll", show=False),
     ]
 
-    def __init__(self, title: str, groups: list[tuple[str, list[KeyRow]]], *, intro: str = "") -> None:
+    def __init__(self, title: str, groups: list[tuple[str, list[KeyRow]]], *, intro: str = "",
+                 close_keys: list[str] | None = None) -> None:
         super().__init__()
         self.title_text = title
         self.groups = groups
         self.intro = intro
+        self.close_keys = close_keys or ["question_mark", "f1"]
 
     @property
     def rows(self) -> list[KeyRow]:
@@ -87,7 +92,7 @@ class HelpScreen(ModalScreen[None]):
 
     def on_key(self, event: events.Key) -> None:
         """The help key closes as well (whatever it was remapped to)."""
-        if event.key in ("f1", "question_mark"):
+        if event.key in self.close_keys:
             event.stop()
             self.dismiss(None)
 
