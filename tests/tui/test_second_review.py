@@ -188,3 +188,18 @@ async def test_a_remapped_help_key_opens_and_closes_help_and_is_listed_once(mana
         await pilot.press("f2")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)
+
+
+async def test_a_binary_file_named_md_is_refused_not_shown_as_garbage(manager: MemoryManager, make_app) -> None:
+    from memtui.tui.screens import ErrorModal
+
+    blob = manager.env.workspace_dir / "memory" / "2026-04-22.md"
+    blob.write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR binary")
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        app.open_file("memory/2026-04-22.md", blob)
+        await pilot.pause()
+        assert isinstance(app.screen, ErrorModal)
+        assert "binary file (NUL bytes)" in str(app.screen.body)
+        assert app.viewer.rel != "memory/2026-04-22.md"

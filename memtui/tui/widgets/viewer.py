@@ -123,6 +123,9 @@ class FileViewer(Vertical):
         folder = root or abs_path.parent
         with open_for_read(folder, parts_below(folder, abs_path)) as handle:
             data = handle.read()
+        if b"\x00" in data:
+            raise MemtuiError(f"{rel} is a binary file (NUL bytes), not Markdown",
+                              "the index skips it too (see the file issues under i)")
         text = data.decode("utf-8", errors="replace")
         self.rel, self.abs_path, self.root = rel, abs_path, folder
         self.deleted = False
