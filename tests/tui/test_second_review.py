@@ -203,3 +203,19 @@ async def test_a_binary_file_named_md_is_refused_not_shown_as_garbage(manager: M
         assert isinstance(app.screen, ErrorModal)
         assert "binary file (NUL bytes)" in str(app.screen.body)
         assert app.viewer.rel != "memory/2026-04-22.md"
+
+
+async def test_a_long_promote_dialog_keeps_its_hint_inside_its_border(manager: MemoryManager, make_app) -> None:
+    """At 80x24 a long entry pushed the `p Promote · c Cancel` line onto the dialog's bottom border."""
+    note = manager.env.workspace_dir / "memory" / "2026-04-21.md"
+    note.write_text("# 2026-04-21\n\n" + "".join(f"- zanzibar ferry note {i}, with enough words to be a line\n"
+                                                  for i in range(30)), encoding="utf-8")
+    manager.sync(reason="test")
+    for size in ((80, 24), (120, 36), (200, 50)):
+        app = make_app(manager)
+        async with app.run_test(size=size) as pilot:
+            await search(app, pilot, "zanzibar")
+            await pilot.press("p")
+            await settle(app, pilot)
+            box, hint = (app.screen.query_one(selector).region for selector in ("#modal-box", "#modal-hint"))
+            assert box.y < hint.y < box.bottom - 1, (size, box, hint)

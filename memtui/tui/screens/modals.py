@@ -14,7 +14,9 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
-FIXED_ROWS = 11  # border, title, hint, buttons and the footer around a dialog's scrolling body
+# A dialog's box takes at most 90 % of the rows above the footer (app.tcss); around its scrolling body sit the
+# border (2), the title and its margin (2), the buttons and the hint, each with a margin (4).
+BOX_SHARE, FOOTER_ROWS, AROUND_BODY = 0.9, 1, 8
 
 
 class SizedModal(ModalScreen[str | None]):
@@ -23,7 +25,7 @@ class SizedModal(ModalScreen[str | None]):
     def on_resize(self, event: events.Resize) -> None:
         """Cap the body at what the screen has left."""
         for scroll in self.query("#modal-scroll"):
-            scroll.styles.max_height = max(3, event.size.height - FIXED_ROWS)
+            scroll.styles.max_height = max(3, int(BOX_SHARE * (event.size.height - FOOTER_ROWS)) - AROUND_BODY)
 
 
 class TextModal(SizedModal):
