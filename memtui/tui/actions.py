@@ -135,4 +135,4 @@ PRIORITY_ACTIONS = frozenset(a.name for a in ACTIONS if a.priority)
 
 def bound_keys(action_id: str, keymap: dict[str, str]) -> str:
     """The keys an action is bound to after the user's keymap (Textual key names, comma-separated)."""
-    return keymap.get(action_id) or next(a.keys for a in ACTIONS if a.id == action_id)
+    return keymap.get(action_id) or ACTIONS_BY_ID[action_id].keys

@@ -219,3 +219,21 @@ async def test_a_long_promote_dialog_keeps_its_hint_inside_its_border(manager: M
             await settle(app, pilot)
             box, hint = (app.screen.query_one(selector).region for selector in ("#modal-box", "#modal-hint"))
             assert box.y < hint.y < box.bottom - 1, (size, box, hint)
+
+
+async def test_t_then_ctrl_t_typed_in_one_burst_resets_the_tuning(hybrid_manager: MemoryManager, make_app) -> None:
+    """The panel took the focus a frame after `t`, so a `ctrl+t` typed right behind it was lost."""
+    from textual import events
+
+    from memtui.tui.tuning import Tuning
+
+    app = make_app(hybrid_manager)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await search(app, pilot, "redis")
+        app.set_tuning(Tuning(**{**vars(app.configured_tuning), "vector_weight": 0.9, "text_weight": 0.1}))
+        await pilot.press("3")
+        for key in ("t", "ctrl+t"):  # both queued before either is handled, as a fast typist's keys are
+            app.post_message(events.Key(key, "t" if key == "t" else None))
+        await settle(app, pilot)
+        assert app.tuning == app.configured_tuning
+        assert any(n.message == "Tuning reset to the configured values" for n in app._notifications)

@@ -28,27 +28,34 @@ class TuningController(MemtuiBase):
         return next(self.query("#tuning").results(TuningPanel), None)
 
     def show_tuning(self) -> TuningPanel:
-        """Show the panel (built on first use: most sessions never open it) and focus it."""
+        """Show the panel (built on first use: most sessions never open it) and focus it (a new one once it is
+        mounted)."""
         body = self.query_one("#body", Horizontal)
         panel = self.tuning_panel
         if panel is None:
-            panel = TuningPanel(self.tuning, self.configured_tuning, id="tuning")
-            panel.border_title = "5 Tuning"
+            panel = self._new_tuning_panel()
             body.mount(panel)
+            self.call_after_refresh(panel.focus)
         panel.display = True
         body.add_class("-tuning")
-        self.call_after_refresh(panel.focus)
         return panel
 
-    def action_toggle_tuning(self) -> None:
-        """Show or hide the tuning panel."""
+    async def action_toggle_tuning(self) -> None:
+        """Show or hide the tuning panel; the next key typed goes to the panel, even typed at once."""
         panel = self.tuning_panel
         if panel is not None and panel.display:
             panel.display = False
             self.query_one("#body", Horizontal).remove_class("-tuning")
             self.focus_now(self.results)
-        else:
-            self.show_tuning()
+            return
+        if panel is None:
+            await self.query_one("#body", Horizontal).mount(self._new_tuning_panel())
+        self.focus_now(self.show_tuning())
+
+    def _new_tuning_panel(self) -> TuningPanel:
+        panel = TuningPanel(self.tuning, self.configured_tuning, id="tuning")
+        panel.border_title = "5 Tuning"
+        return panel
 
     @on(TuningPanel.Changed)
     def _tuning_changed(self, message: TuningPanel.Changed) -> None:
