@@ -150,7 +150,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             if panel is not None:
                 groups.append(("Tuning", key_rows(live_bindings(panel, keymap))))
             groups.append(("Everywhere on this screen", key_rows(live_bindings(self, keymap))))
-            self.push_screen(HelpScreen("memtui: keys", groups, intro=help_intro("main"), close_keys=close))
+            self.push_screen(HelpScreen("memtui: keys", groups, intro=help_intro("main", self.keymap_overrides),
+                                        close_keys=close))
             return
         screen = self.screen
         name = type(screen).__name__.removesuffix("Screen").lower()
@@ -160,7 +161,8 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
                       for b in live_bindings(self, keymap) if b.action.split("(")[0] in SCREEN_INDEPENDENT]
         groups = [(f"{name.title()} screen", key_rows(own)),
                   ("Everywhere", key_rows([b for b in everywhere if b.key]))]
-        self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name), close_keys=close))
+        self.push_screen(HelpScreen(f"memtui: {name}", groups, intro=help_intro(name, self.keymap_overrides),
+                                    close_keys=close))
 
     def action_sessions(self) -> None:
         """Open the sessions screen (when the session engine is installed)."""

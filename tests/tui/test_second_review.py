@@ -185,6 +185,7 @@ async def test_a_remapped_help_key_opens_and_closes_help_and_is_listed_once(mana
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
         assert [row[0] for row in app.screen.rows if row[3] == "app.help"] == ["F2"]
+        assert "**Search** (`ctrl+f`)" in app.screen.intro and "`z` maximises" in app.screen.intro
         await pilot.press("f2")
         await pilot.pause()
         assert not isinstance(app.screen, HelpScreen)

@@ -3,6 +3,7 @@ one line per key, grouped by pane; keys written as people write them."""
 
 from __future__ import annotations
 
+import re
 from importlib import resources
 from typing import ClassVar
 
@@ -16,6 +17,7 @@ from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
+from memtui.tui.actions import bound_keys
 from memtui.tui.keys import keys_display
 
 KeyRow = tuple[str, str, str, str]  # keys, label, help, binding id
@@ -106,7 +108,9 @@ class HelpScreen(ModalScreen[None]):
         box.scroll_down(animate=False) if direction == "down" else box.scroll_up(animate=False)
 
 
-def help_intro(name: str) -> str:
-    """The Markdown intro of a screen's help (`help-<name>.md` in the package)."""
+def help_intro(name: str, keymap: dict[str, str] | None = None) -> str:
+    """The Markdown intro of a screen's help (`help-<name>.md` in the package), each `[[action.id]]` written as
+    the keys the action is bound to after the user's keymap."""
     path = resources.files("memtui.tui").joinpath(f"help-{name}.md")
-    return path.read_text(encoding="utf-8") if path.is_file() else ""
+    text = path.read_text(encoding="utf-8") if path.is_file() else ""
+    return re.sub(r"\[\[([a-z_.]+)\]\]", lambda match: keys_display(bound_keys(match[1], keymap or {})), text)
