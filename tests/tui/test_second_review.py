@@ -2,62 +2,65 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import AsyncIterator
 
 from pilot import search, settle
 
 from memtui.index.watcher import MemoryWatcher
 from memtui.manager import MemoryManager
+from memtui.tui.app import MemtuiApp
 
 SIZE = (120, 36)
+
+
+@contextlib.asynccontextmanager
+async def watched_app(manager: MemoryManager, make_app) -> AsyncIterator[tuple[MemtuiApp, object]]:
+    """The app with a real file watcher (100 ms debounce), on the screen and settled."""
+    watcher = MemoryWatcher(manager, debounce_ms=100)
+    app = make_app(manager, start_watching=watcher.start)
+    try:
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await settle(app, pilot)
+            yield app, pilot
+    finally:
+        watcher.stop()
+        manager.wait_idle(timeout=10)
 
 
 async def test_saving_in_the_editor_keeps_it_open(manager: MemoryManager, make_app) -> None:
     """The watcher reports the app's own save: the viewer reloaded the file and closed the editor, so the next
     letters typed ran commands (`d` opened the Dreams screen)."""
-    watcher = MemoryWatcher(manager, debounce_ms=100)
-    app = make_app(manager, start_watching=watcher.start)
     note = manager.env.workspace_dir / "memory" / "2026-04-20.md"
-    try:
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await settle(app, pilot)
-            app.open_file("memory/2026-04-20.md", note)
-            await pilot.press("4", "e", "X", "ctrl+s")
-            for _ in range(30):  # the watcher's report of the save, then its sync
-                await settle(app, pilot, 0.1)
-            assert note.read_text(encoding="utf-8").startswith("X")
-            await pilot.press("d")
-            await pilot.pause()
-            assert app.viewer.editing and app.screen is app.screen_stack[0]
-            assert app.viewer.text_area.text.startswith("Xd")
-            assert not any(n.message.startswith("Reloaded") for n in app._notifications)
-    finally:
-        watcher.stop()
-        manager.wait_idle(timeout=10)
+    async with watched_app(manager, make_app) as (app, pilot):
+        app.open_file("memory/2026-04-20.md", note)
+        await pilot.press("4", "e", "X", "ctrl+s")
+        for _ in range(30):  # the watcher's report of the save, then its sync
+            await settle(app, pilot, 0.1)
+        assert note.read_text(encoding="utf-8").startswith("X")
+        await pilot.press("d")
+        await pilot.pause()
+        assert app.viewer.editing and app.screen is app.screen_stack[0]
+        assert app.viewer.text_area.text.startswith("Xd")
+        assert not any(n.message.startswith("Reloaded") for n in app._notifications)
 
 
 async def test_a_note_changed_outside_while_the_editor_is_open_but_clean_reloads_into_the_editor(
         manager: MemoryManager, make_app) -> None:
     """Reloaded once, and still in the editor: a letter typed next is text, not a command."""
-    watcher = MemoryWatcher(manager, debounce_ms=100)
-    app = make_app(manager, start_watching=watcher.start)
     note = manager.env.workspace_dir / "memory" / "2026-04-20.md"
-    try:
-        async with app.run_test(size=SIZE, notifications=True) as pilot:
-            await settle(app, pilot)
-            app.open_file("memory/2026-04-20.md", note)
-            await pilot.press("4", "e")
-            with note.open("a", encoding="utf-8") as log:
-                log.write("- appended outside\n")
-            for _ in range(30):
-                await settle(app, pilot, 0.1)
-            assert app.viewer.editing
-            assert app.viewer.text_area.text.endswith("- appended outside\n")
-            assert [n.message for n in app._notifications if n.message.startswith("Reloaded")] == \
-                ["Reloaded memory/2026-04-20.md"]
-    finally:
-        watcher.stop()
-        manager.wait_idle(timeout=10)
+    async with watched_app(manager, make_app) as (app, pilot):
+        app.open_file("memory/2026-04-20.md", note)
+        await pilot.press("4", "e")
+        with note.open("a", encoding="utf-8") as log:
+            log.write("- appended outside\n")
+        for _ in range(30):
+            await settle(app, pilot, 0.1)
+        assert app.viewer.editing
+        assert app.viewer.text_area.text.endswith("- appended outside\n")
+        assert [n.message for n in app._notifications if n.message.startswith("Reloaded")] == \
+            ["Reloaded memory/2026-04-20.md"]
 
 
 async def test_the_external_editor_is_not_opened_through_a_symlink(manager: MemoryManager, make_app, tmp_path,
