@@ -241,3 +241,25 @@ async def test_t_then_ctrl_t_typed_in_one_burst_resets_the_tuning(hybrid_manager
         await settle(app, pilot)
         assert app.tuning == app.configured_tuning
         assert any(n.message == "Tuning reset to the configured values" for n in app._notifications)
+
+
+async def test_keys_typed_in_a_burst_edit_in_the_order_typed(manager: MemoryManager, make_app) -> None:
+    """`ab`, backspace, `c` typed at once gave `ab` in the search box (the `c` landed before the backspace, whose
+    binding Textual runs only once the key has bubbled back up to the app); the editor too."""
+    from textual import events
+
+    burst = (("a", "a"), ("b", "b"), ("backspace", None), ("c", "c"), ("left", None), ("x", "x"))
+    app = make_app(manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(app, pilot)
+        await pilot.press("slash")
+        for key, character in burst:
+            app.post_message(events.Key(key, character))
+        await settle(app, pilot)
+        assert app.query_input.value == "axc"
+        app.open_file("memory/2026-04-20.md", manager.env.workspace_dir / "memory" / "2026-04-20.md")
+        await pilot.press("escape", "4", "e")
+        for key, character in burst:
+            app.post_message(events.Key(key, character))
+        await settle(app, pilot)
+        assert app.viewer.text_area.text.startswith("axc# 2026-04-20")

@@ -14,6 +14,8 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
+from memtui.tui.widgets.ordered_keys import KeysInOrder
+
 # A dialog's box takes at most 90 % of the rows above the footer (app.tcss); around its scrolling body sit the
 # border (2), the title and its margin (2), the buttons and the hint, each with a margin (4).
 BOX_SHARE, FOOTER_ROWS, AROUND_BODY = 0.9, 1, 8
@@ -124,6 +126,10 @@ class ChoiceModal(SizedModal):
                 return
 
 
+class PromptInput(KeysInOrder, Input):
+    """The dialog's one-line box."""
+
+
 class PromptModal(ModalScreen[str | None]):
     """Asks for one line of text; Enter submits, Escape cancels (None)."""
 
@@ -139,7 +145,7 @@ class PromptModal(ModalScreen[str | None]):
         """Title, input, hint, footer."""
         with Vertical(id="modal-box"):
             yield Label(Text(self.title_text), id="modal-title")
-            yield Input(self.value, placeholder=self.placeholder, id="prompt-input")
+            yield PromptInput(self.value, placeholder=self.placeholder, id="prompt-input")
             yield Label("enter submits · escape cancels", id="modal-hint")
         yield Footer()
 

@@ -17,6 +17,7 @@ from textual.widgets.tree import TreeNode
 
 from memtui.tui.actions import bindings_for
 from memtui.tui.browser_model import MONTHS, SECTIONS, TRANSCRIPTS, WEEKDAYS, BrowserEntry, Listing
+from memtui.tui.widgets.ordered_keys import KeysInOrder
 
 FILTER_CAP = 500
 OPEN_AT_START = 20  # the newest months open until this many daily logs show
@@ -287,7 +288,7 @@ def _order(item: BrowserEntry | tuple[object, ...]) -> tuple[object, ...]:
     return (2, SECTIONS.index(str(item[0])))
 
 
-class FilterInput(Input):
+class FilterInput(KeysInOrder, Input):
     """The browser's filter box: escape clears it and returns to the full list."""
 
     BINDINGS: ClassVar[list[BindingType]] = [

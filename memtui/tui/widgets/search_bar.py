@@ -8,9 +8,10 @@ from textual.binding import BindingType
 from textual.widgets import Input
 
 from memtui.tui.actions import bindings_for
+from memtui.tui.widgets.ordered_keys import KeysInOrder
 
 
-class SearchInput(Input):
+class SearchInput(KeysInOrder, Input):
     """The query box (its printable keys always type)."""
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("search")

@@ -16,6 +16,7 @@ from textual.widgets.text_area import Selection
 from memtui.atomic import open_for_read, parts_below
 from memtui.errors import MemtuiError
 from memtui.tui.actions import bindings_for
+from memtui.tui.widgets.ordered_keys import KeysInOrder
 
 if TYPE_CHECKING:
     from memtui.tui.widgets.rendered import FocusableMarkdown
@@ -23,7 +24,7 @@ if TYPE_CHECKING:
 MAX_RENDERED_CHARS = 200_000
 
 
-class MemoryTextArea(TextArea):
+class MemoryTextArea(KeysInOrder, TextArea):
     """A TextArea with vim-style movement while it is read-only."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
