@@ -263,3 +263,28 @@ async def test_keys_typed_in_a_burst_edit_in_the_order_typed(manager: MemoryMana
             app.post_message(events.Key(key, character))
         await settle(app, pilot)
         assert app.viewer.text_area.text.startswith("axc# 2026-04-20")
+
+
+async def test_quitting_with_unsaved_edits_asks_first(manager: MemoryManager, make_app) -> None:
+    """`ctrl+q` (or the palette's Quit) with unsaved edits in the editor left at once, and the edits were lost."""
+    from memtui.tui.screens import ChoiceModal
+
+    note = manager.env.workspace_dir / "memory" / "2026-04-20.md"
+    before = note.read_text(encoding="utf-8")
+    for choice, saved in (("k", None), ("q", False), ("s", True)):
+        app = make_app(manager)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            app.open_file("memory/2026-04-20.md", note)
+            await pilot.press("4", "e", "A", "B", "C", "ctrl+q")
+            await pilot.pause()
+            assert isinstance(app.screen, ChoiceModal)
+            await pilot.press(choice)
+            await pilot.pause()
+            if saved is None:  # keep editing
+                assert app.is_running and app.viewer.dirty and app.viewer.editing
+                await pilot.press("escape", "d")  # the dialog for leaving the editor: drop the edits
+                await pilot.pause()
+            else:
+                assert not app.is_running
+        assert note.read_text(encoding="utf-8") == ("ABC" + before if saved else before)

@@ -111,6 +111,25 @@ class CurationController(MemtuiBase):
                                      [("save", "Save"), ("discard", "Discard"), ("cancel", "Keep editing")]),
                          chosen)
 
+    async def action_quit(self) -> None:
+        """Quit; with unsaved edits in the editor, ask first (save, drop them, or keep editing)."""
+        viewer = self.viewer
+        if not viewer.dirty:
+            self.exit()
+            return
+
+        def chosen(choice: str | None) -> None:
+            if choice == "save":
+                self.action_save()
+                if not viewer.dirty:  # saved (a conflict asks, and the app stays)
+                    self.exit()
+            elif choice == "drop":
+                self.exit()
+
+        self.push_screen(ChoiceModal("Unsaved edits", f"{viewer.rel} has unsaved edits.",
+                                     [("save", "Save and quit"), ("drop", "Quit without saving"),
+                                      ("cancel", "Keep editing")]), chosen)
+
     # -- promote and note ---------------------------------------------------------------------
 
     def _selection_or_hit(self, *, whole: bool = False) -> tuple[str, int, int, str, float] | None:
