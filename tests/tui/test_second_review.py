@@ -288,3 +288,37 @@ async def test_quitting_with_unsaved_edits_asks_first(manager: MemoryManager, ma
             else:
                 assert not app.is_running
         assert note.read_text(encoding="utf-8") == ("ABC" + before if saved else before)
+
+
+async def test_a_session_transcript_hit_opens_from_the_sessions_folder(tmp_path, make_app) -> None:
+    """Enter on a `sessions/….jsonl` hit looked for it under the workspace ("No such file or directory"), though
+    the browser opened the same file."""
+    import json
+
+    from conftest import build_workspace
+
+    from memtui.settings.agent import resolve_agent
+
+    state, workspace = build_workspace(tmp_path)
+    config = {"agents": {"defaults": {"memorySearch": {"sources": ["memory", "sessions"],
+                                                       "experimental": {"sessionMemory": True}}}}}
+    (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
+    transcript = state / "agents" / "main" / "sessions" / "s-side.jsonl"
+    with transcript.open("a", encoding="utf-8") as log:
+        log.write(json.dumps({"type": "message", "id": "u9", "timestamp": "2026-04-29T11:00:00Z", "message": {
+            "role": "user", "content": [{"type": "text", "text": "the pgbouncer pool needs a reserve"}]}}) + "\n")
+    env = resolve_agent(state_dir=str(state), workspace=str(workspace), provider="none", env={})
+    with MemoryManager(env, provider=None) as memory:
+        memory.sync(reason="test")
+        app = make_app(memory)
+        async with app.run_test(size=SIZE, notifications=True) as pilot:
+            await search(app, pilot, "pgbouncer")
+            assert app.highlighted_hit().path == "sessions/s-side.jsonl"
+            await pilot.press("enter")
+            await settle(app, pilot)
+            assert app.viewer.rel == "sessions/s-side.jsonl" and app.viewer.abs_path == transcript
+            assert "pgbouncer pool" in app.viewer.text_area.text
+            await pilot.press("3", "E")
+            await pilot.pause()
+            assert app._notifications and list(app._notifications)[-1].message == \
+                "Session transcripts are read-only here"

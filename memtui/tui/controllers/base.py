@@ -105,7 +105,10 @@ class MemtuiBase(App[int]):
         return self.focused is not None and self.viewer in self.focused.ancestors_with_self
 
     def resolve_rel(self, rel: str) -> Path:
-        """Absolute path of a workspace-relative memory path."""
+        """Absolute path of a workspace-relative memory path (a session transcript's `sessions/<name>.jsonl` is
+        in the agent's sessions folder)."""
+        if rel.startswith("sessions/") and rel.endswith(".jsonl"):
+            return self.manager.env.sessions_dir / rel.removeprefix("sessions/")
         return Path(os.path.normpath(self.manager.env.workspace_dir / rel)) if not rel.startswith("/") else Path(rel)
 
     def confining_root(self, rel: str, abs_path: Path) -> Path:

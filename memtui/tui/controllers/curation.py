@@ -248,6 +248,9 @@ class CurationController(MemtuiBase):
             self.notify("Highlight a hit or open a file first", severity="warning")
             return
         rel, line = place
+        if rel.endswith(".jsonl"):
+            self.notify("Session transcripts are read-only here", severity="warning")
+            return
         path = self.resolve_rel(rel)
         root = self.confining_root(rel, path)
         try:
