@@ -322,3 +322,20 @@ async def test_a_session_transcript_hit_opens_from_the_sessions_folder(tmp_path,
             await pilot.pause()
             assert app._notifications and list(app._notifications)[-1].message == \
                 "Session transcripts are read-only here"
+
+
+async def test_a_note_that_is_not_utf8_is_not_edited_into_replacement_characters(manager: MemoryManager,
+                                                                                  make_app) -> None:
+    """`e`, a letter, ctrl+s on a Latin-1 note turned its é (0xE9) into EF BF BD, with no warning."""
+    note = manager.env.workspace_dir / "memory" / "2026-04-21.md"
+    original = "# 2026-04-21\n\n- café order for the offsite\n".encode("latin-1")
+    note.write_bytes(original)
+    app = make_app(manager)
+    async with app.run_test(size=SIZE, notifications=True) as pilot:
+        await settle(app, pilot)
+        app.open_file("memory/2026-04-21.md", note)
+        await pilot.press("4", "e", "X", "ctrl+s")
+        await settle(app, pilot)
+        assert not app.viewer.editing
+        assert any("is not valid UTF-8" in n.message for n in app._notifications)
+    assert note.read_bytes() == original

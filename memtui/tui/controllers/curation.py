@@ -39,6 +39,10 @@ class CurationController(MemtuiBase):
         if viewer.rel.endswith(".jsonl"):
             self.notify("Session transcripts are read-only here", severity="warning")
             return
+        if viewer.lossy:
+            self.notify(f"{viewer.rel} is not valid UTF-8: saving it here would replace those bytes (fix its "
+                        "encoding, or edit it with E)", severity="warning")
+            return
         viewer.set_mode("edit")
         area = viewer.text_area
         area.selection = Selection.cursor(area.cursor_location)  # the first key must not replace a hit's lines

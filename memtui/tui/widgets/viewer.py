@@ -60,6 +60,7 @@ class FileViewer(Vertical):
         self.abs_path: Path | None = None
         self.root: Path | None = None
         self._selected: tuple[Selection, int, int] | None = None  # the lines select_lines chose, while selected
+        self.lossy = False  # the file is not valid UTF-8: shown, not editable
         self.loaded_text = ""
         self.digest: str | None = None
         self.mode = "rendered"
@@ -127,7 +128,12 @@ class FileViewer(Vertical):
         if b"\x00" in data:
             raise MemtuiError(f"{rel} is a binary file (NUL bytes), not Markdown",
                               "the index skips it too (see the file issues under i)")
-        text = data.decode("utf-8", errors="replace")
+        try:
+            text = data.decode("utf-8")
+            self.lossy = False
+        except UnicodeDecodeError:  # shown with replacement characters; saving them would replace the bytes
+            text = data.decode("utf-8", errors="replace")
+            self.lossy = True
         self.rel, self.abs_path, self.root = rel, abs_path, folder
         self.deleted = False
         self._selected = None
@@ -137,6 +143,8 @@ class FileViewer(Vertical):
         self._show_rendered()
         target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
                           else "rendered")
+        if target == "edit" and self.lossy:
+            target = "raw"
         self.set_mode(target)
         if lines:
             self.select_lines(*lines)
