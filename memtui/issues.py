@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -21,12 +22,12 @@ class FileIssue:
         return data
 
 
-def carried_over(recorded: list[dict[str, object]], unread: set[str]) -> list[FileIssue]:
-    """The issues an earlier sync recorded for files this sync did not read again (unchanged on disk): they
-    still hold, so `status` keeps showing them."""
+def carried_over(recorded: list[dict[str, object]], untouched: Callable[[str], bool]) -> list[FileIssue]:
+    """The issues an earlier sync recorded for files this sync did not read again (unchanged on disk, or outside
+    the paths a watcher's sync was given): they still hold, so `status` keeps showing them."""
     kept = []
     for item in recorded:
         path, reason, line = item.get("path"), item.get("reason"), item.get("line")
-        if isinstance(path, str) and path in unread and isinstance(reason, str):
+        if isinstance(path, str) and isinstance(reason, str) and untouched(path):
             kept.append(FileIssue(path, reason, line if isinstance(line, int) else None))
     return kept

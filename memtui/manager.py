@@ -254,7 +254,13 @@ class MemoryManager(EventHub):
                 self.emit(IndexEvent("failed", reason=reason,
                                      error=str(exc) if isinstance(exc, MemtuiError) else unexpected_message(exc)))
                 raise
-            report.issues[:0] = [*self.notices, *carried_over(self.store.read_issues(), report.unread)]
+            reported = {issue.path for issue in report.issues}
+
+            def untouched(path: str) -> bool:
+                return path not in reported and (path in report.unread or (
+                    memory_paths is not None and not path.startswith("sessions/") and path not in memory_paths))
+
+            report.issues[:0] = [*self.notices, *carried_over(self.store.read_issues(), untouched)]
             self.notices = []
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
             self.store.write_meta(str(self.env.workspace_dir), key=WORKSPACE_KEY)

@@ -35,6 +35,11 @@ def test_binary_and_non_utf8_files_are_reported(make_env: Callable[..., AgentEnv
     (memory / "2026-11-21.md").write_text("# 2026-11-21\n\n- new\n", encoding="utf-8")
     with MemoryManager(env) as manager:
         assert manager.status()["custom"]["dirtyReason"] == "memory/2026-11-21.md is not indexed yet"
+        # The watcher's sync of that one file keeps what the full sync found about the others.
+        manager.sync(reason="watch", memory_paths={"memory/2026-11-21.md"})
+        status = manager.status()
+        assert status["dirty"] is False
+        assert {"memory/2026-11-20.md", "memory/blob.md"} <= {issue["path"] for issue in status["issues"]}
 
 
 def test_broken_transcript_lines_do_not_stop_the_sync(make_env: Callable[..., AgentEnv], tmp_path: Path) -> None:
