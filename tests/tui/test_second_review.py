@@ -339,3 +339,41 @@ async def test_a_note_that_is_not_utf8_is_not_edited_into_replacement_characters
         assert not app.viewer.editing
         assert any("is not valid UTF-8" in n.message for n in app._notifications)
     assert note.read_bytes() == original
+
+
+async def test_the_open_file_changing_on_disk_is_reported_once_and_truthfully(manager: MemoryManager, make_app,
+                                                                              tmp_path) -> None:
+    """A note swapped for a symlink gave "Cannot reload … refusing to follow it" and then "Reloaded …", twice
+    each; an append while the editor held edits warned twice; a note deleted and put back as it was kept
+    "deleted on disk" in the header."""
+    note = manager.env.workspace_dir / "memory" / "2026-04-20.md"
+    original = note.read_text(encoding="utf-8")
+    outside = tmp_path / "outside.md"
+    outside.write_text("outside\n", encoding="utf-8")
+
+    async def wait(app, pilot) -> None:
+        for _ in range(25):
+            await settle(app, pilot, 0.1)
+
+    async with watched_app(manager, make_app) as (app, pilot):
+        app.open_file("memory/2026-04-20.md", note)
+        await pilot.press("4", "e", "X")
+        note.write_text(original + "- appended outside\n", encoding="utf-8")
+        await wait(app, pilot)
+        messages = [n.message for n in app._notifications]
+        assert sum("changed on disk; you have unsaved edits" in m for m in messages) == 1
+        await pilot.press("escape", "d")  # leave the editor, dropping the edit
+        await wait(app, pilot)
+        note.unlink()
+        await wait(app, pilot)
+        assert "deleted on disk" in str(app.query_one("#viewer-title").render())
+        note.write_text(original + "- appended outside\n", encoding="utf-8")
+        await wait(app, pilot)
+        assert "deleted on disk" not in str(app.query_one("#viewer-title").render())
+        app._notifications.clear()
+        note.unlink()
+        os.symlink(outside, note)
+        await wait(app, pilot)
+        messages = [n.message for n in app._notifications]
+        assert sum(m.startswith("Cannot reload") for m in messages) == 1, messages
+        assert not any(m.startswith("Reloaded") for m in messages), messages

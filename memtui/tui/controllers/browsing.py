@@ -42,6 +42,7 @@ class BrowserController(MemtuiBase):
         self._tracking = 0  # tracking workers whose result the tree has not taken yet
         self._relist_check: SyncReport | None = None  # a complete sync to compare the tree with
         self._after_listing: Callable[[], None] | None = None
+        self._seen_on_disk: dict[str, str] = {}  # the open file's state on disk when the last event was handled
 
     def refresh_browser(self) -> None:
         """Re-read the file list from disk in a worker; the tree takes only the differences."""
@@ -170,18 +171,27 @@ class BrowserController(MemtuiBase):
     def _files_changed(self, message: FilesChanged) -> None:
         self.track_files(message.paths)
         viewer = self.viewer
-        if viewer.rel is not None and viewer.rel in message.paths:
-            if viewer.dirty:
-                self.notify(f"{viewer.rel} changed on disk; you have unsaved edits (saving will ask)",
-                            severity="warning")
-            elif viewer.abs_path is not None and viewer.abs_path.exists() and viewer.changed_on_disk():
-                # Not after the app's own save (the file is what the editor holds), nor twice for one change.
-                viewer.reload(keep_editing=True)
-                self.notify(f"Reloaded {viewer.rel}")
-            if viewer.abs_path is not None and not viewer.abs_path.exists() and not viewer.deleted:
+        if viewer.rel is None or viewer.rel not in message.paths:
+            return
+        state = viewer.disk_state()
+        if state == self._seen_on_disk.get(viewer.rel):  # a second event for the same change: said already
+            return
+        self._seen_on_disk = {viewer.rel: state}
+        if state == "gone":
+            if not viewer.deleted:
                 viewer.mark_deleted()
                 self.notify(f"{viewer.rel} was deleted on disk; saving from the editor writes it again",
                             severity="warning")
+            return
+        if viewer.deleted:
+            viewer.mark_deleted(False)
+        if state == viewer.digest:  # what the viewer holds: the app's own save, or the file put back as it was
+            return
+        if viewer.dirty:
+            self.notify(f"{viewer.rel} changed on disk; you have unsaved edits (saving will ask)",
+                        severity="warning")
+        elif viewer.reload(keep_editing=True):
+            self.notify(f"Reloaded {viewer.rel}")
 
     # -- the file filter ----------------------------------------------------------------------
 

@@ -88,8 +88,7 @@ class CurationController(MemtuiBase):
     def _conflict_choice(self, choice: str | None) -> None:
         if choice == "overwrite":
             self._write(expected=False)
-        elif choice == "reload":
-            self.viewer.reload()
+        elif choice == "reload" and self.viewer.reload():
             self.notify(f"Reloaded {self.viewer.rel} from disk")
 
     def _after_write(self) -> None:

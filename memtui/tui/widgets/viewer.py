@@ -149,27 +149,32 @@ class FileViewer(Vertical):
         if lines:
             self.select_lines(*lines)
 
-    def changed_on_disk(self) -> bool:
-        """True when the file on disk is not what the viewer loaded or last saved (or cannot be read any more)."""
+    def disk_state(self) -> str:
+        """What is on disk for the open file: its digest, "gone", or why it cannot be read."""
         if self.abs_path is None or self.root is None:
-            return False
+            return ""
         try:
             with open_for_read(self.root, parts_below(self.root, self.abs_path)) as handle:
-                return hashlib.sha256(handle.read()).hexdigest() != self.digest
-        except (OSError, MemtuiError):
-            return True
+                return hashlib.sha256(handle.read()).hexdigest()
+        except FileNotFoundError:
+            return "gone"
+        except (OSError, MemtuiError) as exc:
+            return f"unreadable: {exc}"
 
-    def reload(self, *, keep_editing: bool = False) -> None:
-        """Re-read the open file from disk, keeping the mode (the editor closes unless `keep_editing`)."""
-        if self.rel is not None and self.abs_path is not None and self.abs_path.exists():
-            mode = "raw" if self.mode == "edit" and not keep_editing else self.mode
-            row = self.text_area.cursor_location[0]
-            try:
-                self.open(self.rel, self.abs_path, root=self.root, mode=mode)
-            except (OSError, MemtuiError) as exc:
-                self.notify(f"Cannot reload {self.rel}: {exc}", severity="error")
-                return
-            self.text_area.move_cursor((min(row, self.text_area.document.line_count - 1), 0))
+    def reload(self, *, keep_editing: bool = False) -> bool:
+        """Re-read the open file from disk, keeping the mode (the editor closes unless `keep_editing`); False
+        (and a toast saying why) when it cannot be read."""
+        if self.rel is None or self.abs_path is None or not self.abs_path.exists():
+            return False
+        mode = "raw" if self.mode == "edit" and not keep_editing else self.mode
+        row = self.text_area.cursor_location[0]
+        try:
+            self.open(self.rel, self.abs_path, root=self.root, mode=mode)
+        except (OSError, MemtuiError) as exc:
+            self.notify(f"Cannot reload {self.rel}: {exc}", severity="error")
+            return False
+        self.text_area.move_cursor((min(row, self.text_area.document.line_count - 1), 0))
+        return True
 
     def select_lines(self, start: int, end: int) -> None:
         """Select lines `start`..`end` (1-based) and scroll them into view."""
@@ -217,9 +222,9 @@ class FileViewer(Vertical):
         self._show_rendered()
         self._title()
 
-    def mark_deleted(self) -> None:
-        """The open file is gone from disk: say so in the header (the text stays, to save it again)."""
-        self.deleted = True
+    def mark_deleted(self, deleted: bool = True) -> None:
+        """The open file is gone from disk (or back): say so in the header (the text stays, to save it again)."""
+        self.deleted = deleted
         self._title()
 
     def refresh_title(self) -> None:
