@@ -48,6 +48,11 @@ class Sheet:
         return Group(*self.parts)
 
 
+def counted(number: int, noun: str) -> str:
+    """`1 file`, `2 files`, `1,234 files`."""
+    return f"{number:,} {noun}" + ("" if number == 1 else "s")
+
+
 def _tick(ok: bool) -> tuple[str, str]:
     return ("✓", "green") if ok else ("✗", "red")
 

@@ -184,6 +184,8 @@ async def test_a_remapped_help_key_opens_and_closes_help_and_is_listed_once(mana
     async with app.run_test(size=SIZE) as pilot:
         await settle(app, pilot)
         assert f"({keys_display('ctrl+f')} to come back here" in str(app.query_input.placeholder)
+        hint = str(app.query_one("#trace-head").render())
+        assert hint.startswith(f"Press {keys_display('ctrl+f')} and type") and "F2 lists the keys" in hint
         await pilot.press("f2")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -377,3 +379,19 @@ async def test_the_open_file_changing_on_disk_is_reported_once_and_truthfully(ma
         messages = [n.message for n in app._notifications]
         assert sum(m.startswith("Cannot reload") for m in messages) == 1, messages
         assert not any(m.startswith("Reloaded") for m in messages), messages
+
+
+async def test_one_file_is_one_file(tmp_path, make_app) -> None:
+    """The status bar read "1 files · 1 chunks"."""
+    from memtui.settings.agent import resolve_agent
+
+    (tmp_path / "state").mkdir()
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "MEMORY.md").write_text("# Memory\n\n- Prefers tea.\n", encoding="utf-8")
+    env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(tmp_path / "ws"), provider="none", env={})
+    with MemoryManager(env, provider=None) as memory:
+        app = make_app(memory)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            assert " · 1 file · 1 chunk · " in str(app.query_one("#status-bar").render())
+            assert app.browser.border_subtitle == "1 file"

@@ -17,6 +17,7 @@ from textual.worker import Worker, WorkerState
 from memtui.errors import MemtuiError
 from memtui.tui.browser_model import BrowserEntry, Listing, diff_entries, entry_for, list_entries
 from memtui.tui.controllers.base import MemtuiBase, while_running
+from memtui.tui.explain import counted
 from memtui.tui.messages import FilesChanged, FilesListed, FilesTracked, IndexFinished
 from memtui.tui.screens import ErrorModal
 from memtui.tui.widgets import TracePanel
@@ -84,7 +85,7 @@ class BrowserController(MemtuiBase):
         first = not self.browser.listed
         self.browser.show_listing(message.listing, self.today, message.changes)
         self._shown_listing = self.browser.listing
-        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
         if first and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
         if first:
@@ -161,7 +162,7 @@ class BrowserController(MemtuiBase):
         self._tracking -= 1
         was_empty = not self.browser.listing.entries
         self.browser.apply(message.added, message.removed)
-        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
         if was_empty != (not self.browser.listing.entries) and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
         self._check_listing()
@@ -199,7 +200,7 @@ class BrowserController(MemtuiBase):
     def _filter_changed(self, event: Input.Changed) -> None:
         self.browser.set_filter(event.value)
         self.browser.border_subtitle = f"{self.browser.shown:,} match" if event.value.strip() else \
-            f"{len(self.browser.listing.entries):,} files"
+            counted(len(self.browser.listing.entries), "file")
 
     @on(Input.Submitted, "#browser-filter")
     def _filter_submitted(self, _event: Input.Submitted) -> None:
@@ -222,7 +223,7 @@ class BrowserController(MemtuiBase):
         box.value = ""
         box.display = False
         self.browser.set_filter("")
-        self.browser.border_subtitle = f"{len(self.browser.listing.entries):,} files"
+        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
         self.focus_now(self.browser)
 
     # -- the viewer ---------------------------------------------------------------------------

@@ -12,9 +12,11 @@ from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from memtui.errors import MemtuiError
 from memtui.search.engine import Candidate, SearchResponse
+from memtui.tui.actions import bound_keys
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import no_hits_text, query_explanation
 from memtui.tui.history import HISTORY_FILE, QueryHistory
+from memtui.tui.keys import keys_display
 from memtui.tui.messages import IndexFinished, SearchFailed, SearchFinished
 from memtui.tui.screens import PromptModal, TextModal
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
@@ -241,7 +243,10 @@ class SearchController(MemtuiBase):
                         "• memtui --state-dir DIR --agent ID   an OpenClaw agent\n\n"
                         "n appends a first note to today's log.")
             return text
-        return Text("Press / and type a query; the results update as you type. ? lists the keys.", style="dim")
+        search, help_key = (keys_display(bound_keys(action, self.keymap_overrides), first=True)
+                            for action in ("search.focus", "app.help"))
+        return Text(f"Press {search} and type a query; the results update as you type. {help_key} lists the keys.",
+                    style="dim")
 
     @on(DataTable.RowHighlighted, "#results")
     def _row_highlighted(self, event: DataTable.RowHighlighted) -> None:

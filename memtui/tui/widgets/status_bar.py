@@ -9,6 +9,8 @@ from typing import TYPE_CHECKING, Any
 from rich.text import Text
 from textual.widgets import Static
 
+from memtui.tui.explain import counted
+
 if TYPE_CHECKING:  # the indexer itself loads with the first sync, after the first frame
     from memtui.index.indexer import Progress, SyncReport
 
@@ -57,7 +59,8 @@ def status_text(status: dict[str, Any], note: str | None = None, *, tuned: list[
         parts.append((1, _part((" · no memory files yet", "yellow"))))
         parts.append((7, _part((": try memtui demo, or memtui --workspace DIR", "yellow"))))
     else:
-        parts.append((1, _part((f" · {status['files']:,} files · {status['chunks']:,} chunks", ""))))
+        parts.append((1, _part((f" · {counted(status['files'], 'file')} · {counted(status['chunks'], 'chunk')}",
+                                ""))))
     fts, vector = status["fts"], status["vector"]
     if not fts_only or not fts["available"]:
         parts.append((4 if fts["available"] else 1, _part((" · FTS ", ""), ("✓", "green") if fts["available"]
