@@ -395,3 +395,20 @@ async def test_one_file_is_one_file(tmp_path, make_app) -> None:
             await settle(app, pilot)
             assert " · 1 file · 1 chunk · " in str(app.query_one("#status-bar").render())
             assert app.browser.border_subtitle == "1 file"
+
+
+async def test_closing_the_tuning_panel_returns_to_the_file_being_read(hybrid_manager: MemoryManager,
+                                                                       make_app) -> None:
+    """Enter on a hit, `t`, `t`: the detail pane switched from the open file to the trace."""
+    app = make_app(hybrid_manager)
+    async with app.run_test(size=SIZE) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("enter")
+        await settle(app, pilot)
+        detail = app.query_one("#detail")
+        assert detail.active == "tab-file" and app.viewer_focused()
+        await pilot.press("t")
+        await settle(app, pilot)
+        await pilot.press("t")
+        await settle(app, pilot)
+        assert detail.active == "tab-file" and app.viewer_focused()

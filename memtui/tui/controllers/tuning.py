@@ -6,6 +6,7 @@ from typing import Any
 
 from textual import on
 from textual.containers import Horizontal
+from textual.widget import Widget
 
 from memtui.errors import MemtuiError
 from memtui.tui.controllers.base import MemtuiBase
@@ -21,6 +22,7 @@ class TuningController(MemtuiBase):
         super().__init__(*args, **kwargs)
         self.configured_tuning = Tuning.from_settings(self.manager.settings, self.manager.env.profile)
         self.tuning = self.configured_tuning
+        self._focus_before_tuning: Widget | None = None
 
     @property
     def tuning_panel(self) -> TuningPanel | None:
@@ -46,8 +48,13 @@ class TuningController(MemtuiBase):
         if panel is not None and panel.display:
             panel.display = False
             self.query_one("#body", Horizontal).remove_class("-tuning")
-            self.focus_now(self.results)
+            back = self._focus_before_tuning
+            # Back where the user was (the file they were reading stays on the screen), else the results.
+            self.focus_now(back if back is not None and back.is_attached and back.display else self.results)
             return
+        focused = self.focused
+        self._focus_before_tuning = focused if focused is not None and focused.screen is self.screen_stack[0] \
+            else None
         if panel is None:
             await self.query_one("#body", Horizontal).mount(self._new_tuning_panel())
         self.focus_now(self.show_tuning())
