@@ -52,9 +52,9 @@ def _run_app(args: argparse.Namespace) -> int:
     if note is None and (getattr(args, "provider", None) or "").strip() == "none":
         note = "started with --provider none"
     with MemoryManager(env) as manager:
-        # A missing workspace folder has nothing to watch (the app says what to do instead). The app starts the
-        # watcher after its first frame: its first sync walks every note, which would slow that frame down.
-        watcher = MemoryWatcher(manager) if env.workspace_dir.is_dir() and not screenshot else None
+        # The app starts the watcher after its first frame (its first sync walks every note, which would slow
+        # that frame down), or, when the workspace folder does not exist yet, once a first note has made it.
+        watcher = MemoryWatcher(manager) if not screenshot else None
         app = MemtuiApp(manager, keymap=keymap, initial_query=getattr(args, "query", None) or "",
                         screenshot_path=Path(screenshot) if screenshot else None, provider_note=note,
                         start_watching=watcher.start if watcher is not None else None)

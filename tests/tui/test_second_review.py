@@ -129,16 +129,19 @@ async def test_the_first_note_of_an_agent_without_a_workspace_folder_is_written(
     (tmp_path / "state").mkdir()
     env = resolve_agent(state_dir=str(tmp_path / "state"), provider="none", env={})
     assert not env.workspace_dir.exists()
+    started: list[bool] = []
     with MemoryManager(env, provider=None) as empty:
-        app = make_app(empty)
+        app = make_app(empty, start_watching=lambda: started.append(env.workspace_dir.is_dir()))
         async with app.run_test(size=SIZE) as pilot:
             await settle(app, pilot)
+            assert started == []  # no folder to watch yet
             assert "n appends a first note" in str(app.query_one("#trace-head").render())
             await pilot.press("n", *"Ferry at 07:40", "enter")
             await settle(app, pilot)
             log = env.workspace_dir / "memory" / f"{app.today.isoformat()}.md"
             assert log.read_text(encoding="utf-8").endswith("- Ferry at 07:40\n")
             assert app.browser.find(f"memory/{log.name}") is not None
+            assert started == [True]  # now there is a folder to watch
 
 
 async def test_y_in_the_file_browser_copies_the_file_under_its_cursor(manager: MemoryManager, make_app) -> None:

@@ -61,10 +61,12 @@ class IndexController(MemtuiBase):
             self._start_watching()
 
     def _start_watching(self) -> None:
-        """Start the watcher once (after the start-up sync, when there is one: its walk would compete with it)."""
+        """Start the watcher once (after the start-up sync, when there is one: its walk would compete with it),
+        or once the workspace folder exists (a first note makes it; a later sync's end starts the watcher)."""
+        if self.start_watching is None or not self.manager.env.workspace_dir.is_dir():
+            return
         start, self.start_watching = self.start_watching, None
-        if start is not None:
-            self._watch_worker(start)
+        self._watch_worker(start)
 
     @work(thread=True, group="watch", exit_on_error=False, description="Starting the file watcher")
     def _watch_worker(self, start: Callable[[], None]) -> None:
