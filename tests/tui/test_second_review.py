@@ -278,12 +278,14 @@ async def test_quitting_with_unsaved_edits_asks_first(manager: MemoryManager, ma
     before = note.read_text(encoding="utf-8")
     for choice, saved in (("k", None), ("q", False), ("s", True)):
         app = make_app(manager)
-        async with app.run_test(size=SIZE) as pilot:
+        async with app.run_test(size=(80, 24)) as pilot:
             await settle(app, pilot)
             app.open_file("memory/2026-04-20.md", note)
             await pilot.press("4", "e", "A", "B", "C", "ctrl+q")
             await pilot.pause()
             assert isinstance(app.screen, ChoiceModal)
+            hint = app.screen.query_one("#modal-hint")  # whole at 80 columns, "esc cancel" too
+            assert str(hint.render()).endswith("esc cancel") and hint.region.right < 80 - 2
             await pilot.press(choice)
             await pilot.pause()
             if saved is None:  # keep editing

@@ -105,8 +105,8 @@ class ChoiceModal(SizedModal):
             with Horizontal(id="modal-buttons"):
                 for choice_id, label in self.choices:
                     yield Button(label, id=f"choice-{choice_id}", compact=True)
-            yield Label("  ·  ".join(f"{label[:1].lower()} {label}" for _, label in self.choices)
-                        + "  ·  esc cancel", id="modal-hint")
+            yield Label(" · ".join([*(f"{label[:1].lower()} {label}" for _, label in self.choices), "esc cancel"]),
+                        id="modal-hint")
         yield Footer()
 
     @on(Button.Pressed)
