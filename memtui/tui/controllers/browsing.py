@@ -43,7 +43,6 @@ class BrowserController(MemtuiBase):
         self._tracking = 0  # tracking workers whose result the tree has not taken yet
         self._relist_check: SyncReport | None = None  # a complete sync to compare the tree with
         self._after_listing: Callable[[], None] | None = None
-        self._seen_on_disk: dict[str, str] = {}  # the open file's state on disk when the last event was handled
 
     def refresh_browser(self) -> None:
         """Re-read the file list from disk in a worker; the tree takes only the differences."""
@@ -175,9 +174,9 @@ class BrowserController(MemtuiBase):
         if viewer.rel is None or viewer.rel not in message.paths:
             return
         state = viewer.disk_state()
-        if state == self._seen_on_disk.get(viewer.rel):  # a second event for the same change: said already
+        if state == viewer.seen_on_disk:  # a second event for the same change (or the app's own save)
             return
-        self._seen_on_disk = {viewer.rel: state}
+        viewer.seen_on_disk = state
         if state == "gone":
             if not viewer.deleted:
                 viewer.mark_deleted()
@@ -186,7 +185,7 @@ class BrowserController(MemtuiBase):
             return
         if viewer.deleted:
             viewer.mark_deleted(False)
-        if state == viewer.digest:  # what the viewer holds: the app's own save, or the file put back as it was
+        if state == viewer.digest:  # the file put back as the viewer holds it
             return
         if viewer.dirty:
             self.notify(f"{viewer.rel} changed on disk; you have unsaved edits (saving will ask)",

@@ -61,6 +61,7 @@ class FileViewer(Vertical):
         self.root: Path | None = None
         self._selected: tuple[Selection, int, int] | None = None  # the lines select_lines chose, while selected
         self.lossy = False  # the file is not valid UTF-8: shown, not editable
+        self.seen_on_disk = ""  # the file's `disk_state` when it was loaded or saved, or at the last change reported
         self.loaded_text = ""
         self.digest: str | None = None
         self.mode = "rendered"
@@ -138,7 +139,7 @@ class FileViewer(Vertical):
         self.deleted = False
         self._selected = None
         self.loaded_text = text
-        self.digest = hashlib.sha256(data).hexdigest()
+        self.digest = self.seen_on_disk = hashlib.sha256(data).hexdigest()
         self.text_area.load_text(text)
         self._show_rendered()
         target = mode or ("raw" if lines or rel.endswith(".jsonl") or len(text) > MAX_RENDERED_CHARS
@@ -217,7 +218,7 @@ class FileViewer(Vertical):
     def mark_saved(self, digest: str) -> None:
         """After a save: the editor's text is what is on disk now."""
         self.loaded_text = self.text_area.text
-        self.digest = digest
+        self.digest = self.seen_on_disk = digest
         self.deleted = False
         self._show_rendered()
         self._title()
