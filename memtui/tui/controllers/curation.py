@@ -130,7 +130,7 @@ class CurationController(MemtuiBase):
                 self.exit()
 
         self.push_screen(ChoiceModal("Unsaved edits", f"{viewer.rel} has unsaved edits.",
-                                     [("save", "Save and quit"), ("drop", "Quit without saving"),
+                                     [("save", "Save and quit"), ("drop", "Quit, drop edits"),
                                       ("cancel", "Keep editing")]), chosen)
 
     # -- promote and note ---------------------------------------------------------------------
