@@ -21,6 +21,7 @@ from memtui.index.store import (
     ISSUES_KEY,
     DamagedIndexError,
     DriverError,
+    ForeignDatabaseError,
     Store,
     WriterLock,
     is_damage,
@@ -99,10 +100,15 @@ class MemoryManager(EventHub):
 
     def _open_store(self, path: Path | None = None) -> Store:
         """The index at `path` (default: the agent's). A damaged one (not SQLite, truncated, a foreign schema)
-        is moved aside under the writer lock and a fresh one created; read-only, that is an error saying so."""
+        in memtui's own folder is moved aside under the writer lock and a fresh one created; read-only, that is
+        an error saying so. A `--store` file that is another program's database is refused, untouched."""
         target = path or self.env.store_path
+        own = path is None and self.env.store_is_memtuis
         try:
             return self._store_at(target)
+        except ForeignDatabaseError:
+            if not own:
+                raise
         except DamagedIndexError as exc:
             if self.env.read_only or path is not None:
                 raise StoreError(exc.message, "run `memtui index --force` without --read-only: the damaged file "
@@ -110,9 +116,10 @@ class MemoryManager(EventHub):
         with WriterLock(Path(f"{target}.lock")):
             try:
                 return self._store_at(target)
-            except DamagedIndexError as exc:
+            except (DamagedIndexError, ForeignDatabaseError) as exc:
+                reason = exc.reason if isinstance(exc, DamagedIndexError) else exc.kind.describe()
                 aside = move_aside(target)
-                notice = FileIssue(target.name, f"index was damaged ({exc.reason}); moved aside to {aside.name} "
+                notice = FileIssue(target.name, f"index was damaged ({reason}); moved aside to {aside.name} "
                                                 "and rebuilt")
                 self.notices.append(notice)
                 store = self._store_at(target)
@@ -462,9 +469,10 @@ class MemoryManager(EventHub):
 
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
-                      profile: str | None = None) -> dict[str, Any]:
+                      profile: str | None = None, record: bool = False) -> dict[str, Any]:
         """The `memory_search` tool, following OpenClaw's steps: an empty index syncs first (blocking), a
-        dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request)."""
+        dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request). `record`: an
+        agent's search (the MCP server) feeds the dreaming recall store; a developer's inspection does not."""
         self.current_store()
         if not self.env.read_only and query.strip():
             if self.index_mismatch() is not None or (self.store.chunk_count() == 0 and self.dirty):
@@ -477,15 +485,18 @@ class MemoryManager(EventHub):
             response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
         except ProviderError as exc:
             return error_payload(str(exc))
-        self.record_recalls(query, response)
+        if record:
+            self.record_recalls(query, response)
         return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
                               model=self.provider.model if self.provider else None,
                               citations_mode=self.env.citations, session_key=session_key,
                               fallback=self.fallback, explain=explain, max_results=max_results)
 
     def record_recalls(self, query: str, response: SearchResponse) -> int:
-        """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does)."""
-        if self.env.read_only or not response.results:
+        """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does). Never
+        into a 2026.9 workspace: that generation keeps recall state in its database, and its `doctor --fix` would
+        import a 2026.4 `short-term-recall.json` as the agent's own promotion signals."""
+        if self.env.read_only or not response.results or self.env.generation.name == "2026.9":
             return 0
         from memtui.dreaming.recalls import record_search_hits
 
@@ -559,10 +570,25 @@ class MemoryManager(EventHub):
             status["batch"] = batch_status()
         if self.last_sync:
             status["lastSync"] = self.last_sync.to_json()
-        status["openclawStorePath"] = str(self.env.openclaw_store_path)
+        status["openclaw"] = self.openclaw_index()
+        status["openclawStorePath"] = status["openclaw"]["path"]
         if deep:
             status["embeddingProbe"] = self._probe()
         return status
+
+    def openclaw_index(self) -> dict[str, Any]:
+        """OpenClaw's own layout and index for this agent, read without writing: the generation, its file and
+        (2026.9) the agent database's chunk, file and vector counts per source."""
+        generation = self.env.generation
+        view: dict[str, Any] = {**generation.to_json(), "label": generation.label, "index": None, "error": None}
+        if generation.name == "2026.9":
+            from memtui.agentdb.index_summary import read_agent_index
+
+            try:
+                view["index"] = read_agent_index(generation.path).to_json()
+            except StoreError as exc:
+                view["error"] = exc.message
+        return view
 
     def stale_reason(self) -> str | None:
         """Why the index does not answer for this process as it should: built for another provider or

@@ -76,7 +76,7 @@ class MemoryTools(Protocol):
     def citations(self) -> str: ...
 
     def memory_search(self, query: str, *, max_results: int | None = ..., min_score: float | None = ...,
-                      session_key: str | None = ...) -> dict[str, Any]: ...
+                      session_key: str | None = ..., record: bool = ...) -> dict[str, Any]: ...
 
     def memory_get(self, path: str, *, from_line: int | None = ..., lines: int | None = ...) -> dict[str, Any]: ...
 
@@ -121,7 +121,8 @@ def call_memory_search(manager: MemoryTools, arguments: dict[str, Any],
     min_score = _number(arguments, "minScore")
     if corpus == "wiki":
         return {"results": [], "citations": manager.citations}
-    payload = manager.memory_search(query, max_results=max_results, min_score=min_score, session_key=session_key)
+    payload = manager.memory_search(query, max_results=max_results, min_score=min_score, session_key=session_key,
+                                    record=True)
     if corpus not in ("memory", "sessions") or "results" not in payload:
         return payload
     kept = [hit for hit in payload["results"] if hit.get("source") == corpus]

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import atexit
+import os
+import shutil
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
@@ -10,6 +14,11 @@ from fixtures_model import llama_cpp, minilm_models, minilm_reference  # noqa: F
 
 from memtui.settings.agent import AgentEnv, resolve_agent
 
+# memtui's own data folder (its indexes, by state dir) for this whole run, set before any test module copies
+# os.environ for its subprocesses, so no test writes into the real ~/.local/share/memtui.
+os.environ["MEMTUI_DATA_DIR"] = tempfile.mkdtemp(prefix="memtui-test-data-")
+atexit.register(shutil.rmtree, os.environ["MEMTUI_DATA_DIR"], True)
+
 
 @pytest.fixture(autouse=True)
 def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -17,7 +26,8 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
     for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME", "OPENCLAW_PROFILE", "XDG_CACHE_HOME",
-                 "OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY", "MEMTUI_PROFILE"):
+                 "XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY",
+                 "MEMTUI_PROFILE"):
         monkeypatch.delenv(name, raising=False)
 
 

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from store_paths import memtui_folder
 
 from memtui.cli import main as cli_main
 
@@ -66,7 +67,9 @@ def test_index_then_status_json(fixture, capsys) -> None:
     assert status["workspaceDir"] == str(fixture["ws"].resolve())
     # --workspace names a folder other than the agent's: that workspace has an index of its own.
     db = Path(status["dbPath"])
-    assert db.parent == fixture["state"].resolve() / "memtui" and db.name.startswith("main-ws-")
+    # memtui's own folder in its data dir: nothing is created in OpenClaw's state dir.
+    assert db.parent == memtui_folder(fixture["state"]) and db.name.startswith("main-ws-")
+    assert not db.is_relative_to(fixture["state"].resolve()) and not (fixture["state"] / "memtui").exists()
     assert status["indexIdentity"] == {"recorded": status["workspaceDir"], "matches": True, "reason": None,
                                        "changedElsewhere": False}
     assert status["fts"]["available"] is True and status["fts"]["error"] is None

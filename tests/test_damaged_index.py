@@ -17,9 +17,10 @@ ENV = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
 
 
 def _cli(state: Path, workspace: Path, *args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    kwargs.setdefault("env", ENV)
     return subprocess.run([sys.executable, "-m", "memtui", *args, "--state-dir", str(state), "--workspace",
                            str(workspace), "--provider", "none"],
-                          capture_output=True, text=True, timeout=120, env=ENV, **kwargs)  # type: ignore[call-overload]
+                          capture_output=True, text=True, timeout=120, **kwargs)  # type: ignore[call-overload]
 
 
 def _one_line_error(done: subprocess.CompletedProcess[str]) -> str:
@@ -51,7 +52,7 @@ def _foreign(path: Path) -> None:
 
 DAMAGE = {"random bytes": _random_bytes, "truncated": _truncated, "foreign schema": _foreign}
 REASON = {"random bytes": "file is not a database", "truncated": "database disk image is malformed",
-          "foreign schema": "a foreign schema: table files lacks hash, mtime, path"}
+          "foreign schema": "another program's SQLite database (tables chunks, files)"}
 
 
 @pytest.mark.parametrize("damage", list(DAMAGE))
@@ -95,13 +96,22 @@ def _without_root_powers() -> None:
 PR_CAPBSET_DROP = 24
 
 
-def test_an_empty_read_only_state_dir_is_a_one_line_error(tmp_path: Path, workspace: Path) -> None:
+def test_a_read_only_state_dir_works_and_a_read_only_data_dir_is_a_one_line_error(tmp_path: Path,
+                                                                                   workspace: Path) -> None:
+    """memtui keeps its index in its own data dir: a state dir it may not write to is no obstacle (and gets no
+    file), while a data dir it may not write to is a one-line error that says what to do."""
     state = tmp_path / "state"
     state.mkdir()
     state.chmod(0o555)
     as_user = {"preexec_fn": _without_root_powers} if os.geteuid() == 0 else {}
     for command in (["status"], ["search", "payment"], ["index"]):
-        line = _one_line_error(_cli(state, workspace, *command, **as_user))
+        assert _cli(state, workspace, *command, **as_user).returncode == 0, command
+    assert list(state.iterdir()) == []
+    data = tmp_path / "data"
+    data.mkdir(mode=0o555)
+    locked = {**ENV, "MEMTUI_DATA_DIR": str(data)}
+    for command in (["status"], ["search", "payment"], ["index"]):
+        line = _one_line_error(_cli(state, workspace, *command, env=locked, **as_user))
         assert "Permission denied" in line and ("--store" in line or "--read-only" in line)
     state.chmod(0o755)
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from store_paths import index_of
+from store_paths import index_of, memtui_folder
 
 from memtui.index.store import Store
 from memtui.manager import MemoryManager
@@ -156,7 +156,7 @@ def test_rebuilds_under_concurrent_openers_never_show_an_empty_or_broken_index(
 def test_killed_full_rebuilds_leave_nothing_behind_and_the_old_index_answers(tmp_path: Path, workspace: Path) -> None:
     _many_notes(workspace, 400)
     assert _cli(tmp_path, workspace, "index").returncode == 0
-    state = tmp_path / "state" / "memtui"
+    state = memtui_folder(tmp_path / "state")
     killed = 0
     for _ in range(10):
         run = subprocess.Popen([sys.executable, "-m", "memtui", "index", "--force", "--state-dir",

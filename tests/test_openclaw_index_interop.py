@@ -19,6 +19,8 @@ from openclaw_memory_data import (
 )
 
 from memtui.cli import main as cli_main
+from memtui.errors import PathError
+from memtui.index.store import ForeignDatabaseError
 from memtui.jscompat import js_stringify
 from memtui.manager import MemoryManager
 
@@ -92,18 +94,23 @@ def test_read_only_beside_openclaws_wal_writes_only_the_shm(tmp_path: Path, cras
         openclaw.close()
 
 
-def test_openclaws_index_writable_keeps_openclaws_tables(tmp_path: Path) -> None:
-    """A writable memtui sync on OpenClaw's index changes none of OpenClaw's rows (its meta equals what memtui
-    would write for the same config, so nothing is rebuilt) and answers like OpenClaw."""
+def test_openclaws_index_is_never_opened_for_writing(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    """A writable `--store` on OpenClaw's own index is refused with what the file is — in the state dir by its
+    place, a copy elsewhere by its content (no memtui tables) — and not a byte of either changes."""
     root, state, db = _openclaw_state(tmp_path)
-    expected = _openclaw_tables(db)
-    env = agent_env(root, state, store=str(db))
-    with MemoryManager(env) as manager:
-        report = manager.sync()
-        assert (report.full, report.files_changed, report.files_deleted) == (False, 0, 0)
-        for case in recording("search")["searches"][:20]:
-            assert _tool_text(manager, case) == case["tool"]["text"], case["query"]
-    assert _openclaw_tables(db) == expected
+    copy = tmp_path / "elsewhere" / "main.sqlite"
+    copy.parent.mkdir()
+    copy.write_bytes(db.read_bytes())
+    before = {path: path.read_bytes() for path in (db, copy)}
+    with pytest.raises(PathError, match="inside the OpenClaw state dir"):
+        agent_env(root, state, store=str(db))
+    with pytest.raises(ForeignDatabaseError, match=r"OpenClaw 2026\.4's own memory index; memtui never creates"):
+        MemoryManager(agent_env(root, state, store=str(copy)))
+    assert cli_main(["index", "--state-dir", str(state), "--store", str(copy), "--provider", "none"]) == 2
+    assert "memtui never creates, alters or migrates tables" in capsys.readouterr().err
+    assert {path: path.read_bytes() for path in (db, copy)} == before
+    assert sorted(p.name for p in copy.parent.iterdir()) == ["main.sqlite"]
+    assert _openclaw_tables(copy) == _openclaw_tables(db)
 
 
 def test_openclaw_writing_to_a_shared_index_is_repaired(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
@@ -112,7 +119,7 @@ def test_openclaw_writing_to_a_shared_index_is_repaired(tmp_path: Path, capsys: 
     the `memtui` profile finds the new text as the `openclaw` profile does — which answers like OpenClaw."""
     root = build_root(tmp_path)
     state = tmp_path / "state"
-    db = state / "memory" / "main.sqlite"
+    db = tmp_path / "shared" / "main.sqlite"  # memtui's index, which OpenClaw's `store.path` also names
     env = agent_env(root, state, store=str(db))
     with MemoryManager(env) as manager:
         manager.sync(force=True)
@@ -145,7 +152,7 @@ def test_a_write_after_openclaws_commit_repairs_before_stamping(tmp_path: Path) 
     own transaction, so the fingerprint it stamps never vouches for rows its Porter table lacks."""
     root = build_root(tmp_path)
     state = tmp_path / "state"
-    db = state / "memory" / "main.sqlite"
+    db = tmp_path / "shared" / "main.sqlite"  # memtui's index, which OpenClaw's `store.path` also names
     with MemoryManager(agent_env(root, state, store=str(db), profile="memtui")) as manager:
         manager.sync(force=True)
         assert manager.store.check_external_writes() is False
@@ -163,7 +170,7 @@ def test_a_running_memtui_follows_openclaws_writes(tmp_path: Path) -> None:
     (without the stale Porter table or accelerator), and a background sync repairs what memtui adds."""
     root = build_root(tmp_path)
     state = tmp_path / "state"
-    db = state / "memory" / "main.sqlite"
+    db = tmp_path / "shared" / "main.sqlite"  # memtui's index, which OpenClaw's `store.path` also names
     with MemoryManager(agent_env(root, state, store=str(db), profile="memtui")) as manager:
         manager.sync(force=True)
         assert manager.search("xylophone").results == []

@@ -18,6 +18,7 @@ from typing import Any
 
 import pytest
 from embedding_server import EmbeddingServer
+from store_paths import memtui_folder
 
 from memtui.embeddings.http_retry import RemoteEndpoint, RetryPolicy
 from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
@@ -59,8 +60,8 @@ def _json(state: Path, workspace: Path, *args: str) -> Any:
 
 
 def _index(state: Path) -> Path:
-    """The one index in `state` (a --workspace of its own: `<state>/memtui/main-<folder>-<hash>.sqlite`)."""
-    (index,) = (state / "memtui").glob("main*.sqlite")
+    """The one index for `state` (a --workspace of its own: `main-<folder>-<hash>.sqlite` in memtui's folder)."""
+    (index,) = memtui_folder(state).glob("main*.sqlite")
     return index
 
 

@@ -111,5 +111,6 @@ def test_the_agents_own_workspace_keeps_the_agents_index(tmp_path: Path) -> None
     configured = resolve_agent(state_dir=str(state), provider="none")
     via_link = resolve_agent(state_dir=str(state), workspace=str(tmp_path / "link"), provider="none")
     other = resolve_agent(state_dir=str(state), workspace=str(_workspace(tmp_path, "else", "emu")), provider="none")
-    assert configured.store_path == via_link.store_path == state / "memtui" / "main.sqlite"
-    assert other.store_path != configured.store_path and other.store_path.parent == state / "memtui"
+    assert configured.store_path == via_link.store_path == configured.memtui_dir / "main.sqlite"
+    assert other.store_path != configured.store_path and other.store_path.parent == configured.memtui_dir
+    assert not configured.memtui_dir.is_relative_to(state)

@@ -75,7 +75,6 @@ def run(args: argparse.Namespace) -> int:
             return 0
         response = manager.search(query, max_results=args.max_results, min_score=args.min_score,
                                   profile=args.profile)
-        manager.record_recalls(query, response)
         if args.explain:
             info = response.explain()
             print(f"Profile: {info['profile']} · mode: {info['mode']} · provider: "

@@ -30,6 +30,7 @@ def _home(path: str) -> str:
 def render(status: dict[str, Any], deep: bool) -> list[str]:
     """Human lines for one agent's status."""
     lines = [f"Memory Search ({status['agentId']})"]
+    lines.extend(render_openclaw(status["openclaw"]))
     lines.append(f"Provider: {status['provider']} (requested: {status['requestedProvider']})"
                  + (" · memtui's bundled model" if status["providerSource"] == "memtui-model" else ""))
     lines.append(f"Model: {status['model']}")
@@ -88,6 +89,27 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
         for issue in status["issues"]:
             where = f":{issue['line']}" if issue.get("line") else ""
             lines.append(f"  {issue['path']}{where}: {issue['reason']}")
+    return lines
+
+
+def render_openclaw(view: dict[str, Any]) -> list[str]:
+    """The lines about OpenClaw's own layout and index (read, never written by memtui)."""
+    lines = [f"OpenClaw: {view['label']}" + (f" · {_home(view['path'])}" if view["generation"] != "none" else "")]
+    if view.get("legacyPath"):
+        lines.append(f"  a 2026.4 index is left beside it: {_home(view['legacyPath'])} (OpenClaw 2026.9 ignores it)")
+    index = view.get("index")
+    if view.get("error"):
+        lines.append(f"  OpenClaw's index: unreadable ({view['error']})")
+    elif index is not None:
+        sources = ", ".join(f"{source} {count}" for source, count in index["chunksBySource"].items()) or "none"
+        versions = " · ".join(part for part in (
+            f"chunking v{index['chunkingVersion']}" if index.get("chunkingVersion") is not None else "",
+            f"provenance v{index['provenanceVersion']}" if index.get("provenanceVersion") is not None else "",
+            f"model {index['model']}" if index.get("model") else "") if part)
+        lines.append(f"  OpenClaw's index: {index['chunks']} chunks in {index['files']} files ({sources})"
+                     + (f" · {versions}" if versions else "")
+                     + f" · {index['vectors']} vectors")
+        lines.append("  memtui reads it and never writes it; the lines below are memtui's own index")
     return lines
 
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import json5
 
 from memtui.errors import PathError
-from memtui.settings.paths import memtui_store_path, sessions_dir
+from memtui.settings.paths import legacy_memtui_dir, sessions_dir
 
 DEMO_AGENT_ID = "main"
 WORKSPACE_PLACEHOLDER = '"__DEMO_WORKSPACE__"'
@@ -178,7 +178,7 @@ def install_demo(target: Path, *, today: date | None = None) -> DemoPaths:
         config_path=state / "openclaw.json",
         workspace_dir=state / "workspace",
         sessions_dir=sessions_dir(state, DEMO_AGENT_ID),
-        store_path=memtui_store_path(state, DEMO_AGENT_ID),
+        store_path=legacy_memtui_dir(state) / f"{DEMO_AGENT_ID}.sqlite",  # the demo's own folder
         agent_id=DEMO_AGENT_ID,
         today=today,
         shift_days=days,

@@ -15,7 +15,7 @@ from typing import Any
 
 from memtui.embeddings.convert import QUANTS, convert_model, package_model_dir
 from memtui.errors import ProviderError
-from memtui.settings.paths import memtui_dir
+from memtui.settings.paths import legacy_memtui_dir
 
 MODEL_NAME = "all-MiniLM-L6-v2"
 DEFAULT_QUANT = "q8_0"
@@ -38,7 +38,7 @@ def models_dir(env: Mapping[str, str] | None = None) -> Path:
 
 def legacy_models_dir(state_dir: Path) -> Path:
     """Where memtui installed models before the per-user cache: `<state>/memtui/models`."""
-    return memtui_dir(state_dir) / "models"
+    return legacy_memtui_dir(state_dir) / "models"
 
 
 def model_path(quant: str = DEFAULT_QUANT, *, folder: Path | None = None) -> Path:

@@ -300,9 +300,9 @@ class QmdMemoryManager(EventHub):
 
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
-                      profile: str | None = None) -> dict[str, Any]:
+                      profile: str | None = None, record: bool = False) -> dict[str, Any]:
         """The `memory_search` tool through qmd; scope-gated; the builtin engine answers (with `fallback`)
-        while qmd is unavailable."""
+        while qmd is unavailable. `record`: feed the recall store (an agent's search, not an inspection)."""
         started = time.perf_counter()
         if not is_scope_allowed(self.qmd.scope, session_key):
             message = denial_message(session_key)
@@ -315,17 +315,19 @@ class QmdMemoryManager(EventHub):
                 self._fail(str(exc))
             else:
                 self.served_by, self.fallback_reason = "qmd", None
-                self._record_recalls(query, hits)
+                if record:
+                    self._record_recalls(query, hits)
                 return self._payload(hits, started, session_key)
         payload = self.builtin.memory_search(query, max_results=max_results, min_score=min_score,
-                                             session_key=session_key, explain=explain, profile=profile)
+                                             session_key=session_key, explain=explain, profile=profile,
+                                             record=record)
         payload["fallback"] = {"from": "qmd", "reason": self.fallback_reason or "qmd unavailable"}
         return payload
 
     def _record_recalls(self, query: str, hits: list[MappedHit]) -> None:
         memory_hits = [(h.path, h.start_line, h.end_line, h.score, h.snippet, h.source)
                        for h in hits if h.source != SESSIONS_SOURCE and not h.path.startswith("qmd/")]
-        if self.env.read_only or not memory_hits:
+        if self.env.read_only or not memory_hits or self.env.generation.name == "2026.9":
             return
         from memtui.dreaming.recalls import record_search_hits
 

@@ -27,6 +27,7 @@ from memtui.settings.config import (
 from memtui.settings.paths import (
     default_agent_id,
     expand_user,
+    legacy_memtui_dir,
     memtui_dir,
     memtui_store_path,
     openclaw_store_path,
@@ -40,6 +41,7 @@ from memtui.settings.paths import (
 from memtui.settings.raw import normalize_agent_id
 
 if TYPE_CHECKING:
+    from memtui.agentdb.generation import Generation
     from memtui.settings.context import ContextSettings
     from memtui.settings.dreaming import DreamingSettings
     from memtui.settings.providers import ModelProviders
@@ -60,6 +62,7 @@ class AgentEnv:
     store_path: Path
     settings: MemorySearchSettings
     read_only: bool = False
+    store_is_memtuis: bool = True  # False for `--store FILE`: a file of the user's, never moved aside
     profile: str = "memtui"
     requested_provider: str = "auto"
     provider_set_by: str = "memorySearch.provider"  # or "--provider" when the command line chose it
@@ -113,9 +116,26 @@ class AgentEnv:
         """Where OpenClaw itself keeps this agent's index."""
         return openclaw_store_path(self.settings.store.path, self.state_dir, self.agent_id)
 
+    @cached_property
+    def generation(self) -> Generation:
+        """The OpenClaw layout this agent has (2026.9 agent database, 2026.4 classic index, none, unknown)."""
+        from memtui.agentdb.generation import detect_generation
+
+        return detect_generation(self.state_dir, self.agent_id, self.openclaw_store_path)
+
     def with_settings(self, settings: MemorySearchSettings) -> AgentEnv:
         """A copy with other memory-search settings."""
         return replace(self, settings=settings)
+
+
+def refuse_state_dir_store(store_path: Path, state_dir: Path) -> None:
+    """A writable `--store` inside the OpenClaw state dir (outside an older memtui's `<state>/memtui/`) is
+    refused: that folder is OpenClaw's, and memtui never writes there."""
+    resolved = state_dir.resolve()
+    if store_path.is_relative_to(resolved) and not store_path.is_relative_to(legacy_memtui_dir(resolved)):
+        raise PathError(f"--store {store_path} is inside the OpenClaw state dir {state_dir}, which is OpenClaw's; "
+                        "memtui never writes there",
+                        "open it with --read-only, or give --store a path outside the state dir")
 
 
 def resolve_agent(
@@ -154,6 +174,8 @@ def resolve_agent(
         raise ConfigError(f"unknown ranking profile {chosen_profile!r}; use one of {', '.join(PROFILES)}")
     if store:
         store_path = expand_user(store, env).resolve()
+        if not read_only:
+            refuse_state_dir_store(store_path, state)
     else:
         own = same_folder(workspace_dir, configured_workspace)
         store_path = memtui_store_path(state, agent_id, None if own else workspace_dir)
@@ -170,6 +192,7 @@ def resolve_agent(
         store_path=store_path,
         settings=settings,
         read_only=read_only,
+        store_is_memtuis=not store,
         profile=chosen_profile,
         requested_provider=requested,
         provider_set_by="--provider" if provider else "memorySearch.provider",

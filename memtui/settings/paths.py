@@ -126,19 +126,50 @@ def openclaw_store_path(template: str, state_dir: Path, agent_id: str, env: Mapp
     return expand_user(template.replace("{agentId}", agent_id), env).resolve()
 
 
-def memtui_store_path(state_dir: Path, agent_id: str, workspace: Path | None = None) -> Path:
-    """memtui's own index: `<state>/memtui/<agentId>.sqlite` (never OpenClaw's file by default); for a
-    `workspace` other than the agent's, `<state>/memtui/<agentId>-<folder name>-<hash of its path>.sqlite`."""
-    if workspace is None:
-        return state_dir / "memtui" / f"{agent_id}.sqlite"
-    digest = hashlib.sha256(str(workspace).encode("utf-8", "surrogatepass")).hexdigest()[:12]
-    name = re.sub(r"[^A-Za-z0-9._-]+", "_", workspace.name)[:40] or "workspace"
-    return state_dir / "memtui" / f"{agent_id}-{name}-{digest}.sqlite"
+def data_home(env: Mapping[str, str] | None = None) -> Path:
+    """memtui's per-user data folder: `$MEMTUI_DATA_DIR`, else `$XDG_DATA_HOME/memtui`, else
+    `~/.local/share/memtui` — never inside the OpenClaw state dir, which belongs to OpenClaw."""
+    env = os.environ if env is None else env
+    if env.get("MEMTUI_DATA_DIR"):
+        return Path(env["MEMTUI_DATA_DIR"]).expanduser().absolute()
+    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
+    return Path(base).expanduser().absolute() / "memtui"
 
 
-def memtui_dir(state_dir: Path) -> Path:
-    """memtui's own state folder under the OpenClaw state dir."""
+def config_home(env: Mapping[str, str] | None = None) -> Path:
+    """memtui's per-user config folder: `$XDG_CONFIG_HOME/memtui`, else `~/.config/memtui`."""
+    env = os.environ if env is None else env
+    base = env.get("XDG_CONFIG_HOME") or str(Path(env.get("HOME") or Path.home()) / ".config")
+    return Path(base).expanduser().absolute() / "memtui"
+
+
+def _key(path: Path) -> str:
+    """A file-name-safe key for a folder: its name and a hash of its whole path."""
+    digest = hashlib.sha256(str(path).encode("utf-8", "surrogatepass")).hexdigest()[:12]
+    name = re.sub(r"[^A-Za-z0-9._-]+", "_", path.name)[:40] or "workspace"
+    return f"{name}-{digest}"
+
+
+def memtui_dir(state_dir: Path, env: Mapping[str, str] | None = None) -> Path:
+    """memtui's own folder for one OpenClaw state dir (indexes, query history): `<data home>/<state key>`."""
+    return data_home(env) / "state" / _key(state_dir)
+
+
+def legacy_memtui_dir(state_dir: Path) -> Path:
+    """Where memtui before 2026.12 kept its indexes: `<state>/memtui` (still read, never created)."""
     return state_dir / "memtui"
+
+
+def memtui_store_path(state_dir: Path, agent_id: str, workspace: Path | None = None,
+                      env: Mapping[str, str] | None = None) -> Path:
+    """memtui's own index: `<memtui dir>/<agentId>.sqlite`; for a `workspace` other than the agent's,
+    `<agentId>-<folder key>.sqlite`. An index an older memtui left under `<state>/memtui/` is used while it
+    exists; nothing new is made there."""
+    name = f"{agent_id}.sqlite" if workspace is None else f"{agent_id}-{_key(workspace)}.sqlite"
+    legacy = legacy_memtui_dir(state_dir) / name
+    if legacy.is_file():
+        return legacy
+    return memtui_dir(state_dir, env) / name
 
 
 def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:

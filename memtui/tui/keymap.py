@@ -1,4 +1,4 @@
-"""User key remapping from `<state>/memtui/config.json5` (`keymap`: binding id → keys)."""
+"""User key remapping from `~/.config/memtui/config.json5` (`keymap`: binding id → keys)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,16 @@ from pathlib import Path
 import json5
 
 from memtui.errors import ConfigError
+from memtui.settings.paths import config_home, legacy_memtui_dir
 
 CONFIG_NAME = "config.json5"
+
+
+def keymap_folder(state_dir: Path) -> Path:
+    """Where memtui's config is read: `$XDG_CONFIG_HOME/memtui`, or `<state>/memtui` when only an older
+    memtui's config is there."""
+    home, legacy = config_home(), legacy_memtui_dir(state_dir)
+    return legacy if not (home / CONFIG_NAME).exists() and (legacy / CONFIG_NAME).exists() else home
 
 
 def load_keymap(memtui_dir: Path) -> dict[str, str]:

@@ -11,6 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from memtui.errors import StoreError
+from memtui.index.store.ownership import DatabaseKind, ForeignDatabaseError, identify_database
 from memtui.index.store.reads import StoreReads
 from memtui.index.store.schema import (
     ISSUES_KEY,
@@ -48,10 +50,13 @@ __all__ = [
     "ChunkRow",
     "Connection",
     "DamagedIndexError",
+    "DatabaseKind",
     "DriverError",
+    "ForeignDatabaseError",
     "Store",
     "WriterLock",
     "connect",
+    "identify_database",
     "is_damage",
     "move_aside",
     "remove_database_files",
@@ -75,6 +80,8 @@ class Store(StoreReads, StoreWrites):
         self.extension_path = extension_path
         self.lock = threading.RLock()
         self._batch_until: float | None = None
+        if read_only:
+            _refuse_unknown_layout(path)
         self.conn = connect(path, read_only=read_only)
         self._vec_state = None
         self.identity = _identity(path, snapshot=read_only)
@@ -136,6 +143,15 @@ class Store(StoreReads, StoreWrites):
         """Close the connection."""
         with self.lock:
             self.conn.close()
+
+
+def _refuse_unknown_layout(path: Path) -> None:
+    """A read-only open of a database that is not an index of memtui's layout says what the file is."""
+    kind = identify_database(path)
+    if kind.kind in ("openclaw-agent-db", "foreign"):
+        raise StoreError(f"{path} is {kind.describe()}, not an index of memtui's layout",
+                         "leave out --store: memtui finds an OpenClaw 2026.9 agent's database itself and shows its "
+                         "index in `memtui status`" if kind.kind == "openclaw-agent-db" else None)
 
 
 def _identity(path: Path, *, snapshot: bool) -> tuple[object, ...] | None:

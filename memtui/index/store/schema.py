@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
+from memtui.index.store.ownership import ForeignDatabaseError, identify_database
 from memtui.index.terms import VERSION as TERMS_VERSION
 from memtui.index.terms import index_text
 
@@ -157,7 +158,8 @@ def _check_columns(conn: Connection, path: Path) -> None:
 
 def connect(path: Path, *, read_only: bool = False) -> Connection:
     """Open `path` (WAL, busy timeout 5 s); sqlite-vec is loaded later, when a vector table is first used. A file
-    that is not an index (not SQLite, damaged, a foreign schema) raises DamagedIndexError, untouched."""
+    that is not an index (not SQLite, damaged) raises DamagedIndexError, untouched; writable, a database memtui
+    did not create (OpenClaw's own, another program's) raises ForeignDatabaseError before a byte is written."""
     conn = None
     try:
         if read_only:
@@ -168,6 +170,9 @@ def connect(path: Path, *, read_only: bool = False) -> Connection:
             uri = f"{path.absolute().as_uri()}?{'mode=ro' if pending else 'immutable=1'}"
             conn = sqlite_driver.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
         else:
+            kind = identify_database(path)
+            if not kind.memtui_may_write and kind.kind != "not-sqlite":
+                raise ForeignDatabaseError(path, kind)
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite_driver.connect(str(path), check_same_thread=False, timeout=5.0)
         conn.execute("PRAGMA busy_timeout = 5000")
