@@ -17,6 +17,10 @@ DEFAULT_MAX_INPUT_TOKENS = 8192
 # The largest magnitude a float32 holds: vectors are stored as float32 (sqlite-vec), so a finite double beyond it
 # would fail every later write of a chunk embedded with it.
 FLOAT32_MAX = 3.4028234663852886e38
+# A vector whose L2 norm is below this has no direction (OpenClaw's normaliser leaves it as it is), and one whose
+# squared norm exceeds FLOAT32_MAX overflows sqlite-vec's float32 arithmetic: either way its cosine distance is
+# NULL or NaN, so such a vector is never stored.
+MIN_NORM = 1e-10
 
 
 class EmbeddingProvider(ABC):
@@ -114,19 +118,41 @@ def _as_float(value: numbers.Real) -> float:
         return math.inf if value > 0 else -math.inf
 
 
+def degenerate(vector: Sequence[float]) -> str | None:
+    """Why `vector` has no cosine similarity to anything (None: it has one): it is empty, holds NaN or an
+    infinite value, or its L2 norm is below `MIN_NORM` (all zeros) or too large for float32 arithmetic."""
+    if not vector:
+        return "is empty"
+    if not all(math.isfinite(v) for v in vector):
+        return "holds NaN or an infinite value"
+    squares = math.fsum(v * v for v in vector)
+    if squares < MIN_NORM * MIN_NORM:
+        return "is all zeros" if not any(vector) else f"has a norm below {MIN_NORM:g} (no direction)"
+    if squares > FLOAT32_MAX:
+        return "has a norm too large for float32"
+    return None
+
+
 def embed_texts(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[float]]:
-    """`provider.embed_batch(texts)`, checked; any failure (also an unexpected one) is a one-line ProviderError."""
+    """`provider.embed_batch(texts)`, checked (a degenerate vector, see `degenerate`, is refused too, so it
+    never reaches the cache or the index); any failure (also an unexpected one) is a one-line ProviderError."""
     try:
         vectors = provider.embed_batch(texts)
     except ProviderError:
         raise
     except Exception as exc:
         raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
-    return checked_vectors(provider.id, vectors, len(texts))
+    checked = checked_vectors(provider.id, vectors, len(texts))
+    for position, vector in enumerate(checked, start=1):
+        if (why := degenerate(vector)) is not None:
+            raise ProviderError(f"{provider.id} embeddings failed: vector {position} {why}; it cannot be searched "
+                                "by similarity", "check the embedding model and memorySearch.remote settings")
+    return checked
 
 
 def embed_query_text(provider: EmbeddingProvider, text: str) -> list[float]:
-    """`provider.embed_query(text)`, checked like `embed_texts` (an all-zero vector is allowed)."""
+    """`provider.embed_query(text)`, checked like `embed_texts` except that a degenerate vector is returned (the
+    search then skips its vector side, as OpenClaw does for an all-zero one)."""
     try:
         vector = provider.embed_query(text)
     except ProviderError:

@@ -45,7 +45,7 @@ _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 @dataclass(frozen=True)
 class _Vectors:
-    matrix: np.ndarray  # (rows, dims) float32, L2-normalised (zero rows stay zero)
+    matrix: np.ndarray  # (rows, dims) float32, L2-normalised (rows without a direction are zeros)
     docs: np.ndarray  # document index of each row
 
 
@@ -326,8 +326,12 @@ def _name_id(names: list[str], name: str) -> int:
 
 
 def _normalised(matrix: np.ndarray) -> np.ndarray:
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    np.divide(matrix, norms, out=matrix, where=norms > 0)
+    """Rows scaled to unit length in place; a row without a direction (zeros, NaN, an overflowing norm) becomes
+    zeros, so it is similar to nothing instead of spreading NaN."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix[~np.isfinite(norms[:, 0])] = 0.0
+    np.divide(matrix, norms, out=matrix, where=np.isfinite(norms) & (norms > 0))
     return matrix
 
 

@@ -7,7 +7,6 @@ words removed (measured better on SciFact and LoCoMo, see README) and otherwise 
 
 from __future__ import annotations
 
-import json
 import math
 import operator
 import struct
@@ -17,8 +16,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
-from memtui.embeddings.base import EmbeddingProvider, embed_query_text
+from memtui.embeddings.base import EmbeddingProvider, degenerate, embed_query_text
 from memtui.index.store import ChunkRow, DriverError, Store
+from memtui.index.store.reads import parse_vector
 from memtui.search.fts_query import (
     KeywordQuery,
     build_and_query,
@@ -157,6 +157,7 @@ class SearchResponse:
     text_normalization: str | None = None
     vector_normalization: str | None = None
     threshold_rule: str = "score >= minScore"
+    skipped_vectors: int = 0  # stored vectors without a direction the vector side met and left out
 
     def explain(self) -> dict[str, Any]:
         """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
@@ -177,6 +178,7 @@ class SearchResponse:
             "filteredByMinScore": self.filtered_count,
             "candidates": len(self.candidates),
             "vectorSkipped": self.vector_skipped,
+            "skippedVectors": self.skipped_vectors,
             "textNormalization": self.text_normalization,
             "vectorNormalization": self.vector_normalization,
             "thresholdRule": self.threshold_rule,
@@ -360,13 +362,16 @@ class Searcher:
         # keep the same order after the stable sort.
         found: dict[str, Candidate] = {}
         vector = list(query_vector) if query_vector is not None else embed_query_text(self.provider, query)
-        if not any(vector):
-            response.vector_skipped = "query embedding is all zeros"
+        response.vector_skipped = self._unusable(vector)
+        if response.vector_skipped is not None:
+            vector = []
         else:
-            for rank, (row, score) in enumerate(self._vector(vector, limit, model, sources), start=1):
+            skipped: list[str] = []
+            for rank, (row, score) in enumerate(self._vector(vector, limit, model, sources, skipped), start=1):
                 found[row.id] = Candidate(id=row.id, path=row.path, source=row.source, start_line=row.start_line,
                                           end_line=row.end_line, text=row.text, vector_score=score,
                                           vector_rank=rank, matched_by=["vector"])
+            response.skipped_vectors = len(skipped)
         for hit in keyword_hits:
             merged = found.get(hit.id)
             if merged is None:
@@ -440,6 +445,16 @@ class Searcher:
         response.relaxed = bool(keyword_hits)
         self._select(response, keyword_hits, "relaxed")
 
+    def _unusable(self, vector: Sequence[float]) -> str | None:
+        """Why the query vector cannot be compared with the index's (None: it can): no direction, or another
+        dimension than the stored vectors'."""
+        if (why := degenerate(vector)) is not None:
+            return f"query embedding {why}"
+        dims = self.store.vector_dims()
+        if dims is not None and dims != len(vector):
+            return f"query embedding has {len(vector)} dimensions; the index's vectors have {dims}"
+        return None
+
     def _cosines(self, vector: Sequence[float], ids: list[str]) -> dict[str, float]:
         """Cosine similarity of the query to specific chunks: from the accelerator's matrix when it holds them,
         else from their stored embeddings."""
@@ -459,7 +474,7 @@ class Searcher:
         for chunk_id, stored in stored_vectors.items():
             length = min(len(stored), len(vector))
             norm = math.sqrt(sum(x * x for x in stored[:length]))
-            if norm and query_norm and length:
+            if norm and query_norm and length and math.isfinite(norm):
                 result[chunk_id] = sum(map(operator.mul, stored[:length], vector[:length])) / (norm * query_norm)
         return result
 
@@ -479,19 +494,26 @@ class Searcher:
                 hit.text_score = max(0.0, -hit.bm25) / best
         response.text_normalization = "bm25 / best keyword hit"
 
-    def _vector(self, vector: Sequence[float], limit: int, model: str,
-                sources: list[str]) -> list[tuple[ChunkRow, float]]:
+    def _vector(self, vector: Sequence[float], limit: int, model: str, sources: list[str],
+                skipped: list[str]) -> list[tuple[ChunkRow, float]]:
+        """The nearest chunks by cosine (the accelerator, sqlite-vec, else the JSON column); ids of stored vectors
+        without a direction met on the way are appended to `skipped`."""
         if self.fast is not None:
             ranked = self.fast.vector(vector, limit, model=model, sources=sources)
             if ranked is not None and (found := self._rows_for(ranked)) is not None:
                 return found
         caps = self.store.capabilities
         if caps.vector_available and self.store.vector_dims() == len(vector):
-            return self.store.vector_knn(vector, limit, model=model, sources=sources)
+            return self.store.vector_knn(vector, limit, model=model, sources=sources, skipped=skipped)
         rows = self.store.embeddings_for_model(model, sources)
-        if not rows:
-            return []
-        parsed = [(row, json.loads(embedding)) for row, embedding in rows if embedding and embedding != "[]"]
+        parsed = []
+        for row, embedding in rows:
+            if embedding and embedding != "[]":
+                values = parse_vector(embedding)
+                if values is None:
+                    skipped.append(row.id)
+                else:
+                    parsed.append((row, values))
         if not parsed:
             return []
         import numpy as np

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
-from memtui.embeddings.base import FLOAT32_MAX
+from memtui.embeddings.base import degenerate
 from memtui.index.store.schema import (
     ISSUES_KEY,
     JOURNAL,
@@ -334,23 +334,29 @@ class StoreReads(StoreBase):
                 return {}
         return {row[0]: float(row[1]) for row in rows}
 
-    def vector_knn(self, query: Sequence[float], limit: int, *, model: str,
-                   sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
-        """sqlite-vec KNN (k = limit × 8, retried with every row when too few match); returns (row, 1 - dist)."""
+    def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
+                   skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
+        """sqlite-vec KNN (k = limit × 8, retried with every row when too few match); returns (row, 1 - dist).
+
+        A stored vector without a direction (all zeros, NaN: from an older memtui or another program) has no
+        distance; it is left out, and its chunk id appended to `skipped` when given."""
         where, params = self._filters(model, sources, alias="c.")
         blob = vector_blob(query)
         sql = (
-            "SELECT c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, "
-            "vec_distance_cosine(v.embedding, ?) AS dist FROM chunks_vec v JOIN chunks c ON c.id = v.id "
-            f"WHERE v.embedding MATCH ? AND k = ?{where} ORDER BY dist ASC LIMIT ?"
+            "SELECT c.id, vec_distance_cosine(v.embedding, ?) AS dist FROM chunks_vec v JOIN chunks c ON c.id = v.id "
+            f"WHERE v.embedding MATCH ? AND k = ?{where} ORDER BY dist ASC"
         )
         with self.lock:
-            rows = self.conn.execute(sql, [blob, blob, limit * 8, *params, limit]).fetchall()
-            if len(rows) < limit:
+            ranked = self.conn.execute(sql, [blob, blob, limit * 8, *params]).fetchall()
+            if sum(dist is not None for _, dist in ranked) < limit:
                 total = self.vector_count()
                 if total > limit * 8:
-                    rows = self.conn.execute(sql, [blob, blob, total, *params, limit]).fetchall()
-        return [(ChunkRow(r[0], r[1], r[2], int(r[3]), int(r[4]), "", r[5], r[6]), 1.0 - float(r[7])) for r in rows]
+                    ranked = self.conn.execute(sql, [blob, blob, total, *params]).fetchall()
+        if skipped is not None:
+            skipped.extend(chunk_id for chunk_id, dist in ranked if dist is None)
+        best = [(chunk_id, float(dist)) for chunk_id, dist in ranked if dist is not None][:limit]
+        rows = self.chunks_by_ids([chunk_id for chunk_id, _ in best])
+        return [(replace(rows[chunk_id], hash=""), 1.0 - dist) for chunk_id, dist in best if chunk_id in rows]
 
     def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
         """Every chunk of a model with its JSON embedding (the in-process cosine path)."""
@@ -363,7 +369,7 @@ class StoreReads(StoreBase):
         return [(ChunkRow(r[0], r[1], r[2], int(r[3]), int(r[4]), "", r[5], r[6]), r[7]) for r in rows]
 
     def vectors_for_ids(self, ids: Sequence[str]) -> dict[str, list[float]]:
-        """Stored embeddings (from the JSON column) of specific chunks."""
+        """Stored embeddings (from the JSON column) of specific chunks (degenerate ones left out)."""
         result: dict[str, list[float]] = {}
         with self.lock:
             for start in range(0, len(ids), 500):
@@ -372,7 +378,7 @@ class StoreReads(StoreBase):
                 for chunk_id, text in self.conn.execute(
                     f"SELECT id, embedding FROM chunks WHERE id IN ({marks})", part
                 ):
-                    vector = _vector_or_none(text) if text else None
+                    vector = parse_vector(text) if text else None
                     if vector:
                         result[chunk_id] = vector
         return result
@@ -380,7 +386,8 @@ class StoreReads(StoreBase):
     # -- embedding cache --------------------------------------------------------------------
 
     def cache_get(self, provider: str, model: str, provider_key: str, hashes: Sequence[str]) -> dict[str, list[float]]:
-        """Cached vectors by chunk hash (entries that are not a list of finite numbers are left out)."""
+        """Cached vectors by chunk hash (entries that are not a list of numbers with a direction, see
+        `degenerate`, are left out: they are embedded again)."""
         if not self.cache_enabled or not self._has_table("embedding_cache"):
             return {}
         found: dict[str, list[float]] = {}
@@ -393,7 +400,7 @@ class StoreReads(StoreBase):
                     f"provider_key = ? AND hash IN ({marks})",
                     [provider, model, provider_key, *part],
                 ):
-                    vector = _vector_or_none(embedding)
+                    vector = parse_vector(embedding)
                     if vector is not None:
                         found[digest] = vector
         return found
@@ -407,18 +414,20 @@ class StoreReads(StoreBase):
 
 
 
-def _vector_or_none(text: str) -> list[float] | None:
-    """A cached embedding as floats, or None when it is unreadable, empty, non-numeric, not finite or beyond the
-    float32 range."""
+def parse_vector(text: str) -> list[float] | None:
+    """A stored embedding as floats, or None when it is unreadable, non-numeric or degenerate (empty, not
+    finite, all zeros: see `degenerate`)."""
     try:
         value = json.loads(text)
     except (ValueError, TypeError, RecursionError):
         return None
-    if not isinstance(value, list) or not value:
+    if not isinstance(value, list) or not all(type(v) in (int, float) for v in value):
         return None
-    if not all(type(v) in (int, float) and math.isfinite(v) and abs(v) <= FLOAT32_MAX for v in value):
+    try:
+        vector = [float(v) for v in value]
+    except OverflowError:  # an integer beyond a double
         return None
-    return [float(v) for v in value]
+    return vector if degenerate(vector) is None else None
 
 
 def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]]]:
