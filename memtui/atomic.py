@@ -302,10 +302,11 @@ def _lock_current(folder: int, name: str, shown: Sequence[str]) -> int | None:
 
 
 def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path) -> str | None:
-    """Append to `path` (created when missing) what `addition(current text)` returns, in one `O_APPEND` write.
+    """Append to `path` (created when missing) what `addition(current text)` returns, all of it or nothing.
 
     Other writers' appends are never overwritten (there is no rewrite), memtui writers are serialised by
-    a lock on the file, and nothing below `root` is followed. Returns the appended text (None: nothing)."""
+    a lock on the file, and nothing below `root` is followed. A failed write (a full disk) leaves the file as
+    it was (`_append_whole`). Returns the appended text (None: nothing)."""
     parts = parts_below(root, path)
     fd = _open_locked_for_append(root, parts)
     try:
@@ -316,11 +317,34 @@ def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path
             offset += len(block)
         text = addition(b"".join(chunks).decode("utf-8", errors="replace"))
         if text:
-            _write_all(fd, text.encode("utf-8"))
-            os.fsync(fd)
+            _append_whole(fd, text.encode("utf-8"), parts)
         return text or None
     finally:
         os.close(fd)
+
+
+def _append_whole(fd: int, data: bytes, shown: Sequence[str]) -> None:
+    """`O_APPEND`-write and fsync `data`; when that fails after part of it landed (a full disk), the file is cut
+    back to where the part began, so no torn line is left (unless another writer that takes no lock appended
+    behind the part meanwhile: then both stay, and the error says so). Errors name the relative path."""
+    start = end = None
+    view = memoryview(data)
+    try:
+        while view:
+            written = os.write(fd, view)
+            end = os.lseek(fd, 0, os.SEEK_CUR)
+            start = end - written if start is None else start
+            view = view[written:]
+        os.fsync(fd)
+    except OSError as exc:
+        undone = start is None
+        if start is not None and end is not None and end - start == len(data) - len(view) \
+                and os.fstat(fd).st_size == end:
+            os.ftruncate(fd, start)
+            os.fsync(fd)
+            undone = True
+        outcome = "nothing was appended" if undone else "part of it stays, behind lines another writer appended"
+        raise type(exc)(exc.errno, f"{exc.strerror}; {outcome}", "/".join(shown)) from None
 
 
 def _open_locked_for_append(root: Path, parts: Sequence[str]) -> int:
