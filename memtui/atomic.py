@@ -225,7 +225,8 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
     """Write `text` (UTF-8) to `path` via a temp file in the same folder and a rename.
 
     No symlink below `root` (default: the file's folder) is followed, folders are created without
-    following any, and a symlink or non-regular file at `path` is refused. When `expected_digest` is
+    following any, and a symlink, a non-regular file or one with another hard link at `path` is refused
+    (`LinkedError`: a write must not change or split off a file named elsewhere). When `expected_digest` is
     given (a digest, or None for "must not exist yet"), the write is refused with `ConflictError` if the
     file's current bytes differ. Returns the digest of the written bytes.
     """
@@ -241,11 +242,15 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
             raise EscapeError(f"{'/'.join(parts)} is a symlink; refusing to write through it")
         if current is not None and not stat.S_ISREG(current.st_mode):
             raise EscapeError(f"{'/'.join(parts)} is not a regular file; refusing to replace it")
+        if current is not None:
+            _refuse_linked(current, parts)
         remove_stale_temps(folder, (name,))
         # memtui's appends to the file wait until it is replaced, then append to the new one (`append_text`).
         held = _lock_current(folder, name, parts)
         temp = f".{name}.{secrets.token_hex(6)}.tmp"
         try:
+            if held is not None:  # linked while this waited for the lock
+                _refuse_linked(os.fstat(held), parts)
             fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600,
                          dir_fd=folder)
             try:
@@ -268,6 +273,16 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
             if held is not None:
                 os.close(held)
     return hashlib.sha256(data).hexdigest()
+
+
+class LinkedError(EscapeError):
+    """The file has more than one hard link; writing would change (or split off) a file named elsewhere too."""
+
+
+def _refuse_linked(info: os.stat_result, shown: Sequence[str]) -> None:
+    if info.st_nlink > 1:
+        raise LinkedError(f"{'/'.join(shown)} has {info.st_nlink} hard links; refusing to write to it (the other "
+                          "links may lie outside the workspace; copy it to a file of its own first)")
 
 
 def _is_current(fd: int, folder: int, name: str) -> bool:
@@ -305,8 +320,9 @@ def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path
     """Append to `path` (created when missing) what `addition(current text)` returns, all of it or nothing.
 
     Other writers' appends are never overwritten (there is no rewrite), memtui writers are serialised by
-    a lock on the file, and nothing below `root` is followed. A failed write (a full disk) leaves the file as
-    it was (`_append_whole`). Returns the appended text (None: nothing)."""
+    a lock on the file, nothing below `root` is followed, and a file with another hard link is refused
+    (`LinkedError`). A failed write (a full disk) leaves the file as it was (`_append_whole`). Returns the
+    appended text (None: nothing)."""
     parts = parts_below(root, path)
     fd = _open_locked_for_append(root, parts)
     try:
@@ -354,6 +370,7 @@ def _open_locked_for_append(root: Path, parts: Sequence[str]) -> int:
         fd = open_beneath(root, parts, os.O_RDWR | os.O_APPEND | os.O_CREAT, make_dirs=True)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
+            _refuse_linked(os.fstat(fd), parts)
             with _folder(root, parts[:-1], make=False) as folder:
                 current = _is_current(fd, folder, parts[-1])
         except BaseException:
