@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.agentdb.index_summary import openclaw_view
 from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
@@ -99,9 +100,8 @@ class MemoryManager(EventHub):
         return selection.provider
 
     def _open_store(self, path: Path | None = None) -> Store:
-        """The index at `path` (default: the agent's). A damaged one (not SQLite, truncated, a foreign schema)
-        in memtui's own folder is moved aside under the writer lock and a fresh one created; read-only, that is
-        an error saying so. A `--store` file that is another program's database is refused, untouched."""
+        """The index at `path` (default: the agent's). A damaged or foreign one in memtui's own folder is moved
+        aside under the writer lock and rebuilt; read-only, or a `--store` file of another program's, an error."""
         target = path or self.env.store_path
         own = path is None and self.env.store_is_memtuis
         try:
@@ -470,9 +470,8 @@ class MemoryManager(EventHub):
     def memory_search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                       session_key: str | None = None, explain: bool = False,
                       profile: str | None = None, record: bool = False) -> dict[str, Any]:
-        """The `memory_search` tool, following OpenClaw's steps: an empty index syncs first (blocking), a
-        dirty one syncs in the background; the JSON is OpenClaw's (plus the breakdown on request). `record`: an
-        agent's search (the MCP server) feeds the dreaming recall store; a developer's inspection does not."""
+        """The `memory_search` tool as OpenClaw runs it: an empty index syncs first, a dirty one in the background;
+        OpenClaw's JSON (+ breakdown on request). `record`: an agent's search (MCP) feeds the recall store."""
         self.current_store()
         if not self.env.read_only and query.strip():
             if self.index_mismatch() is not None or (self.store.chunk_count() == 0 and self.dirty):
@@ -493,9 +492,8 @@ class MemoryManager(EventHub):
                               fallback=self.fallback, explain=explain, max_results=max_results)
 
     def record_recalls(self, query: str, response: SearchResponse) -> int:
-        """Feed the dreaming short-term recall store with this search's hits (as OpenClaw's search does). Never
-        into a 2026.9 workspace: that generation keeps recall state in its database, and its `doctor --fix` would
-        import a 2026.4 `short-term-recall.json` as the agent's own promotion signals."""
+        """Feed the dreaming recall store with this search's hits, as OpenClaw's search does; never in a 2026.9
+        workspace, whose `doctor --fix` would import a 2026.4 store as the agent's own promotion signals."""
         if self.env.read_only or not response.results or self.env.generation.name == "2026.9":
             return 0
         from memtui.dreaming.recalls import record_search_hits
@@ -570,25 +568,11 @@ class MemoryManager(EventHub):
             status["batch"] = batch_status()
         if self.last_sync:
             status["lastSync"] = self.last_sync.to_json()
-        status["openclaw"] = self.openclaw_index()
+        status["openclaw"] = openclaw_view(self.env.generation)
         status["openclawStorePath"] = status["openclaw"]["path"]
         if deep:
             status["embeddingProbe"] = self._probe()
         return status
-
-    def openclaw_index(self) -> dict[str, Any]:
-        """OpenClaw's own layout and index for this agent, read without writing: the generation, its file and
-        (2026.9) the agent database's chunk, file and vector counts per source."""
-        generation = self.env.generation
-        view: dict[str, Any] = {**generation.to_json(), "label": generation.label, "index": None, "error": None}
-        if generation.name == "2026.9":
-            from memtui.agentdb.index_summary import read_agent_index
-
-            try:
-                view["index"] = read_agent_index(generation.path).to_json()
-            except StoreError as exc:
-                view["error"] = exc.message
-        return view
 
     def stale_reason(self) -> str | None:
         """Why the index does not answer for this process as it should: built for another provider or

@@ -25,9 +25,9 @@ def _isolated_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest
     """Never read or write the real ~/.openclaw or ~/.cache/memtui (models), and never see real API keys."""
     home = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("HOME", str(home))
-    for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_HOME", "OPENCLAW_PROFILE", "XDG_CACHE_HOME",
-                 "XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENAI_API_KEY", "GEMINI_API_KEY", "VOYAGE_API_KEY",
-                 "MEMTUI_PROFILE"):
+    for name in ("OPENCLAW_STATE_DIR", "OPENCLAW_CONFIG_PATH", "OPENCLAW_WORKSPACE_DIR", "OPENCLAW_HOME",
+                 "OPENCLAW_PROFILE", "XDG_CACHE_HOME", "XDG_DATA_HOME", "XDG_CONFIG_HOME", "OPENAI_API_KEY",
+                 "GEMINI_API_KEY", "VOYAGE_API_KEY", "MEMTUI_PROFILE"):
         monkeypatch.delenv(name, raising=False)
 
 

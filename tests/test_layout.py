@@ -15,19 +15,20 @@ RAW_NAVIGATION = {"get_path", "agent_entry"}
 # The parts from the bottom up (README.md, "Architecture"). A part may import only parts with a lower rank.
 RANKS = {
     "memtui": 0, "errors": 0, "jscompat": 0, "issues": 0,
-    "atomic": 1, "settings": 1,
-    "embeddings": 2, "context": 2,
-    "index": 3,
-    "search": 4, "dreaming": 4,
-    "tools": 5,
-    "manager": 6,
-    "qmd": 7, "demo": 7,
-    "backend": 8,
-    "evaluation": 9, "mcp_server": 9,
-    "tui": 10,
-    "commands": 11,
-    "cli": 12,
-    "__main__": 13,
+    "atomic": 1, "agentdb": 1,
+    "settings": 2,
+    "embeddings": 3, "context": 3,
+    "index": 4,
+    "search": 5, "dreaming": 5,
+    "tools": 6,
+    "manager": 7,
+    "qmd": 8, "demo": 8,
+    "backend": 9,
+    "evaluation": 10, "mcp_server": 10,
+    "tui": 11,
+    "commands": 12,
+    "cli": 13,
+    "__main__": 14,
 }
 
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.index.store.ownership import DatabaseKind, identify_database
+from memtui.agentdb.ownership import DatabaseKind, identify_database
 
 AGENT_DB_NAME = "openclaw-agent.sqlite"
 CLASSIC = "2026.4"

@@ -8,8 +8,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from memtui.agentdb.generation import AGENT_DB, Generation
+from memtui.agentdb.ownership import open_read_only, sqlite_driver
 from memtui.errors import StoreError
-from memtui.index.store.ownership import open_read_only, sqlite_driver
 
 META_KEY = "memory_index_meta_v1"
 
@@ -98,3 +99,15 @@ def _summary(conn: Any) -> AgentIndexSummary:
     last = conn.execute("SELECT MAX(updated_at) FROM memory_index_chunks").fetchone()[0]
     return AgentIndexSummary(chunks, files, meta, int(vectors), int(importance), origins, revision,
                              int(last) if last is not None else None)
+
+
+def openclaw_view(generation: Generation) -> dict[str, Any]:
+    """OpenClaw's own layout and index for an agent, read without writing (the `openclaw` part of `status
+    --json`): the generation, its file and, for 2026.9, the agent database's counts per source."""
+    view: dict[str, Any] = {**generation.to_json(), "label": generation.label, "index": None, "error": None}
+    if generation.name == AGENT_DB:
+        try:
+            view["index"] = read_agent_index(generation.path).to_json()
+        except StoreError as exc:
+            view["error"] = exc.message
+    return view

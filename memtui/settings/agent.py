@@ -14,6 +14,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from memtui.agentdb.generation import Generation, detect_generation
 from memtui.errors import ConfigError, PathError
 from memtui.settings.config import (
     PROFILES,
@@ -24,6 +25,7 @@ from memtui.settings.config import (
     memory_backend,
     resolve_memory_search,
 )
+from memtui.settings.openclaw_2026_9 import apply_fixed_knobs, config_generation, retired_keys
 from memtui.settings.paths import (
     default_agent_id,
     expand_user,
@@ -41,7 +43,6 @@ from memtui.settings.paths import (
 from memtui.settings.raw import normalize_agent_id
 
 if TYPE_CHECKING:
-    from memtui.agentdb.generation import Generation
     from memtui.settings.context import ContextSettings
     from memtui.settings.dreaming import DreamingSettings
     from memtui.settings.providers import ModelProviders
@@ -61,6 +62,7 @@ class AgentEnv:
     sessions_dir: Path
     store_path: Path
     settings: MemorySearchSettings
+    generation: Generation  # the OpenClaw layout found on disk for this agent
     read_only: bool = False
     store_is_memtuis: bool = True  # False for `--store FILE`: a file of the user's, never moved aside
     profile: str = "memtui"
@@ -116,12 +118,13 @@ class AgentEnv:
         """Where OpenClaw itself keeps this agent's index."""
         return openclaw_store_path(self.settings.store.path, self.state_dir, self.agent_id)
 
-    @cached_property
-    def generation(self) -> Generation:
-        """The OpenClaw layout this agent has (2026.9 agent database, 2026.4 classic index, none, unknown)."""
-        from memtui.agentdb.generation import detect_generation
-
-        return detect_generation(self.state_dir, self.agent_id, self.openclaw_store_path)
+    @property
+    def openclaw_layout(self) -> str:
+        """The generation whose rules apply: the one found on disk, else the one the config is written for,
+        else 2026.4."""
+        if self.generation.name in ("2026.9", "2026.4"):
+            return self.generation.name
+        return config_generation(self.config.raw) or "2026.4"
 
     def with_settings(self, settings: MemorySearchSettings) -> AgentEnv:
         """A copy with other memory-search settings."""
@@ -157,7 +160,7 @@ def resolve_agent(
     if config and not config_path.exists():
         raise ConfigError(f"{config_path}: config file not found")
     loaded = load_config_file(config_path)
-    agent_id = normalize_agent_id(agent) if agent else default_agent_id(loaded.raw)
+    agent_id = normalize_agent_id(agent) if agent else default_agent_id(loaded.raw, strict=True) or "main"
     configured_workspace = resolve_workspace_dir(loaded.raw, agent_id, state, env)
     workspace_dir = configured_workspace
     if workspace:
@@ -179,6 +182,11 @@ def resolve_agent(
     else:
         own = same_folder(workspace_dir, configured_workspace)
         store_path = memtui_store_path(state, agent_id, None if own else workspace_dir)
+    generation = detect_generation(state, agent_id, openclaw_store_path(settings.store.path, state, agent_id, env))
+    warnings = list(loaded.warnings)
+    if (generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)) == "2026.9":
+        settings = apply_fixed_knobs(settings)
+        warnings.extend(retired_keys(loaded.raw))
     if read_only and not store_path.exists():
         raise PathError(f"--read-only needs an existing index; {store_path} does not exist")
     return AgentEnv(
@@ -196,5 +204,6 @@ def resolve_agent(
         profile=chosen_profile,
         requested_provider=requested,
         provider_set_by="--provider" if provider else "memorySearch.provider",
-        warnings=list(loaded.warnings),
+        warnings=warnings,
+        generation=generation,
     )

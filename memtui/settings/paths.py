@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memtui.errors import ConfigError
 from memtui.jscompat import js_path_resolve
-from memtui.settings.raw import DEFAULT_AGENT_ID, agent_entry, get_path, normalize_agent_id
+from memtui.settings.raw import DEFAULT_AGENT_ID, agent_entry, get_path, normalize_agent_id, roster
 
 CONFIG_FILENAME = "openclaw.json"
 LEGACY_CONFIG_FILENAMES = ("clawdbot.json",)
@@ -63,8 +64,21 @@ def resolve_config_path(state_dir: Path, override: str | None = None, env: Mappi
 
 
 
-def default_agent_id(raw: dict[str, Any]) -> str:
-    """The `agents.list` entry with `default: true`, else the first entry, else `main`."""
+def default_agent_id(raw: dict[str, Any], *, strict: bool = False) -> str | None:
+    """The default agent. 2026.9's `agents.entries`: the one entry marked `default: true`, else the sole entry,
+    else none (`strict`: a ConfigError naming the agents, as OpenClaw asks for `--agent` then). 2026.4's
+    `agents.list`: the entry with `default: true`, else the first. No roster: `main`."""
+    keyed = roster(raw)
+    if keyed:
+        marked = [agent_id for agent_id, entry in keyed.items() if entry.get("default") is True]
+        if len(marked) == 1:
+            return marked[0]
+        if len(keyed) == 1:
+            return next(iter(keyed))
+        if strict:
+            raise ConfigError(f"several agents are configured ({', '.join(keyed)}) and none is the default",
+                              "pass --agent ID")
+        return None
     entries = get_path(raw, "agents", "list")
     if isinstance(entries, list):
         dicts = [e for e in entries if isinstance(e, dict)]
@@ -84,7 +98,8 @@ def workspace_path(value: str, env: Mapping[str, str] | None = None) -> Path:
 
 def resolve_workspace_dir(raw: dict[str, Any], agent_id: str, state_dir: Path,
                           env: Mapping[str, str] | None = None) -> Path:
-    """`agents.list[].workspace`, else the defaults workspace (per-agent subdir for non-default agents)."""
+    """`agents.entries.<id>.workspace` (2026.9) or `agents.list[].workspace`, else the defaults workspace
+    (per-agent subdir for non-default agents), else `$OPENCLAW_WORKSPACE_DIR` (2026.9) or `<state>/workspace`."""
     env = os.environ if env is None else env
     entry = agent_entry(raw, agent_id)
     if entry and isinstance(entry.get("workspace"), str) and entry["workspace"].strip():
@@ -94,6 +109,8 @@ def resolve_workspace_dir(raw: dict[str, Any], agent_id: str, state_dir: Path,
     if agent_id == default_agent_id(raw):
         if configured:
             return workspace_path(configured, env)
+        if (env.get("OPENCLAW_WORKSPACE_DIR") or "").strip():
+            return workspace_path(env["OPENCLAW_WORKSPACE_DIR"].strip(), env)
         profile = (env.get("OPENCLAW_PROFILE") or "").strip()
         if profile and profile.lower() != "default":
             return state_dir / f"workspace-{profile}"

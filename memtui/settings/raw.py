@@ -26,8 +26,19 @@ def normalize_agent_id(value: Any) -> str:
     return text or DEFAULT_AGENT_ID
 
 
+def roster(raw: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """2026.9's keyed `agents.entries` by normalised id (in config order), else {}."""
+    entries = get_path(raw, "agents", "entries")
+    if not isinstance(entries, dict):
+        return {}
+    return {normalize_agent_id(key): value for key, value in entries.items() if isinstance(value, dict)}
+
+
 def agent_entry(raw: dict[str, Any], agent_id: str) -> dict[str, Any] | None:
-    """The `agents.list[]` entry whose normalised id is `agent_id`, if any."""
+    """The agent's `agents.entries.<id>` (2026.9), else its `agents.list[]` entry (2026.4), if any."""
+    keyed = roster(raw).get(agent_id)
+    if keyed is not None:
+        return keyed
     entries = get_path(raw, "agents", "list")
     if not isinstance(entries, list):
         return None

@@ -11,8 +11,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from memtui.agentdb.ownership import DatabaseKind, ForeignDatabaseError, identify_database
 from memtui.errors import StoreError
-from memtui.index.store.ownership import DatabaseKind, ForeignDatabaseError, identify_database
 from memtui.index.store.reads import StoreReads
 from memtui.index.store.schema import (
     ISSUES_KEY,

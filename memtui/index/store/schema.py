@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.agentdb.ownership import ForeignDatabaseError, identify_database
 from memtui.errors import ReadOnlyError, StoreError
-from memtui.index.store.ownership import ForeignDatabaseError, identify_database
 from memtui.index.terms import VERSION as TERMS_VERSION
 from memtui.index.terms import index_text
 
