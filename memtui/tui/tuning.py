@@ -8,6 +8,7 @@ from dataclasses import dataclass, fields, replace
 from memtui.errors import ConfigError
 from memtui.search.engine import Candidate, hybrid_weights
 from memtui.settings.config import PROFILES, MemorySearchSettings, with_weights
+from memtui.settings.openclaw_2026_9 import FIXED_HYBRID
 
 
 @dataclass(frozen=True)
@@ -133,8 +134,11 @@ class Tuning:
                         max_results=max(1, self.max_results))
         return replace(weighted, query=query)
 
-    def json5_snippet(self, settings: MemorySearchSettings) -> str:
-        """The `openclaw.json` block that makes these knobs permanent."""
+    def json5_snippet(self, settings: MemorySearchSettings, layout: str = "2026.4") -> str:
+        """The `openclaw.json` block that makes these knobs permanent, in the keys of the agent's OpenClaw
+        generation (2026.9 accepts only maxResults and minScore; it says which tuned knobs it fixed)."""
+        if layout == "2026.9":
+            return self._snippet_2026_9(settings)
         tuned = self.apply(settings)
         query = tuned.query
         hybrid = query.hybrid
@@ -163,6 +167,29 @@ class Tuning:
             "  },",
             "}",
         ])
+
+
+    def _snippet_2026_9(self, settings: MemorySearchSettings) -> str:
+        tuned = self.apply(settings)
+        hybrid = tuned.query.hybrid
+        fixed = [(f"vectorWeight {_num(hybrid.vector_weight)}", hybrid.vector_weight != FIXED_HYBRID.vector_weight),
+                 (f"textWeight {_num(hybrid.text_weight)}", hybrid.text_weight != FIXED_HYBRID.text_weight),
+                 (f"candidateMultiplier {_num(hybrid.candidate_multiplier)}",
+                  hybrid.candidate_multiplier != FIXED_HYBRID.candidate_multiplier),
+                 (f"MMR {'on' if hybrid.mmr.enabled else 'off'} λ {_num(hybrid.mmr.lambda_)}",
+                  hybrid.mmr != FIXED_HYBRID.mmr),
+                 (f"decay {'on' if hybrid.temporal_decay.enabled else 'off'} "
+                  f"{hybrid.temporal_decay.half_life_days} d", hybrid.temporal_decay != FIXED_HYBRID.temporal_decay)]
+        lost = [label for label, changed in fixed if changed]
+        lines = ["// openclaw.json (OpenClaw 2026.9): memory.search",
+                 f"// memtui ranking profile: {self.profile} (memtui --profile {self.profile} or MEMTUI_PROFILE)",
+                 "// fixed in 2026.9, so not written: hybrid 0.7/0.3 ×4, MMR λ 0.7, temporal decay 30 days"]
+        if lost:
+            lines.append(f"// tuned here but OpenClaw 2026.9 cannot keep: {', '.join(lost)}")
+        return "\n".join([*lines, "{", "  memory: {", "    search: {", "      query: {",
+                          f"        maxResults: {tuned.query.max_results},",
+                          f"        minScore: {_num(tuned.query.min_score)},",
+                          "      },", "    },", "  },", "}"])
 
 
 def _num(value: float) -> str:

@@ -104,4 +104,5 @@ class TuningController(MemtuiBase):
 
     def action_copy_tuning(self) -> None:
         """Copy the JSON5 snippet for openclaw.json."""
-        self.copy_text(self.tuning.json5_snippet(self.manager.settings), "JSON5 config snippet")
+        self.copy_text(self.tuning.json5_snippet(self.manager.settings, self.manager.env.openclaw_layout),
+                       "JSON5 config snippet")
