@@ -90,9 +90,9 @@ class MemoryManager(EventHub):
 
         # `none` reads no provider config, so an FTS-only process never parses (or imports) the model catalog
         providers = {} if self.settings.provider == "none" else self.env.providers
+        # The ranking profile never picks the provider: both profiles rank the one index, with its vectors.
         selection = select_provider(self.settings, providers, state_dir=self.env.state_dir,
-                                    profile=self.env.profile, agent_id=self.env.agent_id,
-                                    set_by=self.env.provider_set_by)
+                                    agent_id=self.env.agent_id, set_by=self.env.provider_set_by)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
         if selection.fallback_from:

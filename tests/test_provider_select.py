@@ -222,3 +222,21 @@ def test_memtui_profile_uses_installed_model_only_when_nothing_else(tmp_path):
     assert select({}, tmp_path, {}, profile="openclaw").provider is None
     explicit = select({"provider": "local"}, tmp_path, {}, profile="memtui")
     assert explicit.source == "memtui-model" and explicit.provider.model_path == str(installed)
+
+
+def test_the_ranking_profile_never_changes_the_provider_or_the_index(tmp_path, workspace):
+    """`--profile openclaw` ranks memtui's index with the vectors it has: the engine picks the same provider for
+    both profiles, so a search under the other profile neither finds the index stale nor rebuilds it."""
+    from memtui.embeddings.model_store import model_path
+    from memtui.manager import MemoryManager
+    from memtui.settings.agent import resolve_agent
+
+    installed = model_path()
+    installed.parent.mkdir(parents=True)
+    installed.write_bytes(b"GGUF")
+    common = {"state_dir": str(tmp_path / "state"), "workspace": str(workspace)}
+    with MemoryManager(resolve_agent(**common)) as memtui, \
+            MemoryManager(resolve_agent(**common, profile="openclaw")) as openclaw:
+        assert (openclaw.provider.id, openclaw.provider_source) == (memtui.provider.id, memtui.provider_source) \
+            == ("local", "memtui-model")
+        assert openclaw.provider.model_path == memtui.provider.model_path == str(installed)
