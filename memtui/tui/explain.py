@@ -104,6 +104,7 @@ def status_view(status: dict[str, Any]) -> Group:
     last = status.get("lastSync")
     if last:
         sheet.row("last sync", sync_summary(last))
+    openclaw_section(sheet, status.get("openclaw"))
     sheet.section("Embeddings")
     source = status["providerSource"]
     sheet.row("provider", f"{status['provider']} (requested {status['requestedProvider']}"
@@ -138,6 +139,30 @@ def status_view(status: dict[str, Any]) -> Group:
     if not issues:
         sheet.line("none", "dim")
     return sheet.render()
+
+
+def openclaw_section(sheet: Sheet, view: dict[str, Any] | None) -> None:
+    """OpenClaw's own layout and index (read by memtui, never written)."""
+    if not view:
+        return
+    sheet.section("OpenClaw")
+    sheet.row("generation", view["label"], "yellow" if view["generation"] == "unknown" else "")
+    if view["generation"] != "none":
+        sheet.row("its database", view["path"])
+    if view.get("legacyPath"):
+        sheet.row("left beside it", f"{view['legacyPath']} (a 2026.4 index 2026.9 no longer reads)", "dim")
+    index = view.get("index")
+    if view.get("error"):
+        sheet.row("its index", f"unreadable: {view['error']}", "yellow")
+    elif index is not None:
+        by_source = ", ".join(f"{source} {count:,}" for source, count in index["chunksBySource"].items()) or "none"
+        sheet.row("its index", f"{index['chunks']:,} chunks in {index['files']:,} files ({by_source})")
+        versions = [f"chunking v{index['chunkingVersion']}" if index.get("chunkingVersion") is not None else "",
+                    f"provenance v{index['provenanceVersion']}" if index.get("provenanceVersion") is not None
+                    else "", str(index.get("model") or "")]
+        sheet.row("built with", " · ".join(v for v in versions if v) or "unknown")
+        sheet.row("vectors · importance", f"{index['vectors']:,} · {index['withImportance']:,} annotated chunks")
+        sheet.line("memtui reads this index and never writes it; the Index section is memtui's own", "dim")
 
 
 def sync_summary(last: dict[str, Any]) -> str:

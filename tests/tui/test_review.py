@@ -88,7 +88,8 @@ def test_the_status_view_reads_as_sentences(manager: MemoryManager) -> None:
     console = Console(width=67, record=True, file=io.StringIO())
     console.print(status_view(manager.status()))
     lines = console.export_text().splitlines()
-    headings = {"Index", "Embeddings", "Search"} | {line for line in lines if line.startswith("File issues")}
+    headings = {"Index", "OpenClaw", "Embeddings", "Search"} | {line for line in lines
+                                                                if line.startswith("File issues")}
     assert all(line.startswith("  ") or line in headings or not line for line in lines), lines
     assert "None" not in "\n".join(lines) and "False" not in "\n".join(lines)
     at = next(i for i, line in enumerate(lines) if line.strip().startswith("last sync"))
