@@ -86,13 +86,13 @@ class MemoryManager(EventHub):
     # -- lifecycle --------------------------------------------------------------------------
 
     def _select_provider(self) -> EmbeddingProvider | None:
-        from memtui.embeddings.select import select_provider
+        from memtui.embeddings.select import KEYLESS_2026_9, select_provider
 
-        # `none` reads no provider config, so an FTS-only process never parses (or imports) the model catalog
+        # `none` reads no provider config; the ranking profile never picks the provider (one index, its vectors)
         providers = {} if self.settings.provider == "none" else self.env.providers
-        # The ranking profile never picks the provider: both profiles rank the one index, with its vectors.
         selection = select_provider(self.settings, providers, state_dir=self.env.state_dir,
-                                    agent_id=self.env.agent_id, set_by=self.env.provider_set_by)
+                                    agent_id=self.env.agent_id, set_by=self.env.provider_set_by,
+                                    keyless_note=KEYLESS_2026_9 if self.env.openclaw_layout == "2026.9" else None)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
         if selection.fallback_from:

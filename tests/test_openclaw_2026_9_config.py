@@ -77,3 +77,24 @@ def test_a_2026_4_config_keeps_its_knobs(tmp_path: Path) -> None:
     hybrid = env.settings.query.hybrid
     assert (round(hybrid.vector_weight, 6), hybrid.mmr.enabled, env.settings.chunking.tokens) == (0.2, False, 100)
     assert env.openclaw_layout == "2026.4" and not [w for w in env.warnings if "retired" in w]
+
+
+def test_a_2026_9_provider_without_a_key_inspects_keyword_only_and_says_why(tmp_path: Path,
+                                                                            capsys: pytest.CaptureFixture) -> None:
+    """`memory.search.provider: "openai"` with no key (what 2026.9's doctor writes): status and search answer
+    keyword-only and name the missing key and what OpenClaw itself does then; a 2026.4 config still refuses."""
+    ws = _workspace(tmp_path, "ops")
+    state = _state(tmp_path, {"memory": {"search": {"provider": "openai"}},
+                              "agents": {"entries": {"main": {"workspace": str(ws)}}}})
+    assert cli_main(["status", "--state-dir", str(state), "--json"]) == 0
+    status = json.loads(capsys.readouterr().out)
+    assert (status["provider"], status["requestedProvider"], status["custom"]["searchMode"]) == \
+        ("none", "openai", "fts-only")
+    reason = status["custom"]["providerUnavailableReason"]
+    assert "No API key found for provider openai" in reason and "missing-provider-auth" in reason
+    assert cli_main(["search", "note", "--state-dir", str(state), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["results"][0]["path"] == "MEMORY.md"
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {
+        "workspace": str(ws), "memorySearch": {"provider": "openai"}}}}), encoding="utf-8")
+    assert cli_main(["status", "--state-dir", str(state)]) == 2
+    assert "No API key found for provider openai" in capsys.readouterr().err

@@ -24,6 +24,11 @@ NOT_IMPLEMENTED = ("github-copilot", "mistral", "deepinfra", "bedrock", "ollama"
 LOCAL_RESOLVE_TIMEOUT_S = 10.0
 
 
+# 2026.9's doctor writes `provider: "openai"`; without a key memtui inspects keyword-only and says that
+# OpenClaw's own index and search fail this way (for 2026.4 memtui keeps refusing, as OpenClaw 2026.4 does).
+KEYLESS_2026_9 = "OpenClaw 2026.9 itself fails its memory index and search this way (missing-provider-auth)"
+
+
 @dataclass
 class ProviderSelection:
     """The chosen provider (None = FTS-only) and how it was chosen, for `status` and the TUI."""
@@ -124,9 +129,11 @@ def select_provider(
     agent_id: str = "main",
     retry: RetryPolicy | None = None,
     set_by: str = "memorySearch.provider",
+    keyless_note: str | None = None,
 ) -> ProviderSelection:
     """Pick the provider for `memorySearch.provider` (`set_by` names where the choice came from: the config or
-    `--provider`).
+    `--provider`). With `keyless_note`, an explicit provider without credentials gives keyword-only with the
+    missing key and that note as the reason, instead of raising.
 
     `none` gives FTS-only. `auto` follows OpenClaw 2026.4: `local` only when `local.modelPath` is an
     existing file, then openai, gemini and voyage when a key is available; github-copilot, mistral,
@@ -148,6 +155,10 @@ def select_provider(
         return ProviderSelection(provider, requested, source=source)
     except ProviderError as exc:
         if settings.fallback in ("none", requested):
+            from memtui.embeddings.http_retry import MissingApiKeyError
+
+            if keyless_note and isinstance(exc, MissingApiKeyError):
+                return ProviderSelection(None, requested, reason=f"{exc.message}; {keyless_note}")
             raise
         selection = fallback_provider(settings, providers, failed=requested, reason=str(exc), **make)
         if selection.provider is None:
