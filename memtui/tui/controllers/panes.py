@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from textual import events
+from textual.dom import NoScreen
 from textual.widget import Widget
 from textual.widgets import TabbedContent
 
@@ -77,10 +78,14 @@ class PaneController(MemtuiBase):
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
         """A key that moves the focus out of the maximised pane (`/`, `t`, Enter on a hit) restores the layout:
-        the focus never sits in a pane that is not on the screen."""
-        maximized = event.widget.screen.maximized
-        if maximized is not None and maximized not in event.widget.ancestors_with_self:
-            event.widget.screen.minimize()
+        the focus never sits in a pane that is not on the screen. A widget already gone (the palette's input,
+        closed before its focus event arrived) has no screen to restore."""
+        try:
+            screen = event.widget.screen
+        except NoScreen:
+            return
+        if screen.maximized is not None and screen.maximized not in event.widget.ancestors_with_self:
+            screen.minimize()
 
     def action_toggle_zoom(self) -> None:
         """Maximise the focused pane, or restore the layout."""
