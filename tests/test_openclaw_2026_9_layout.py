@@ -91,3 +91,30 @@ def test_the_agent_database_is_never_opened_for_writing(tmp_path: Path, capsys: 
     tables = {row[0] for row in sqlite3.connect(f"file:{copy}?immutable=1", uri=True).execute(
         "SELECT name FROM sqlite_master")}
     assert not {"chunks", "files", "meta"} & tables
+
+
+def test_search_profile_openclaw_answers_from_openclaws_own_index_as_2026_9_6(tmp_path: Path,
+                                                                              capsys: pytest.CaptureFixture,
+                                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """`memtui search --profile openclaw --json` on a 2026.9 agent prints what the real `openclaw memory search
+    --json` printed for every recorded query (its clock pinned to the recording's), without writing a byte."""
+    import memtui.commands.search_agent_db as agent_search
+
+    agent = build_agent(tmp_path)
+    before = snapshot(agent.state, agent.workspace)
+    for case in recording("search")["searches"]:
+        monkeypatch.setattr(agent_search.time, "time", lambda case=case: case["clock_ms"][1] / 1000)
+        code, out, _ = _cli(capsys, "search", case["query"], *case["args"], "--json", "--profile", "openclaw",
+                            "--state-dir", str(agent.state), "--provider", "none")
+        assert code == 0
+        got, expected = json.loads(out)["results"], case["output"]["results"]
+        assert [(h["path"], h["startLine"], h["endLine"]) for h in got] == \
+            [(h["path"], h["startLine"], h["endLine"]) for h in expected], case["id"]
+        for mine, theirs in zip(got, expected, strict=True):
+            assert mine["score"] == pytest.approx(theirs["score"], abs=1e-5), case["id"]
+            assert {k: v for k, v in mine.items() if k != "score"} == \
+                {k: v for k, v in theirs.items() if k != "score"}, case["id"]
+    code, out, _ = _cli(capsys, "search", "burst limit", "--explain", "--profile", "openclaw",
+                        "--state-dir", str(agent.state), "--provider", "none")
+    assert "OpenClaw 2026.9's own index" in out and "decay" in out and "rankingScore" in out
+    assert snapshot(agent.state, agent.workspace) == before

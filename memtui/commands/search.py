@@ -7,6 +7,7 @@ import argparse
 from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
+from memtui.commands.search_agent_db import answers_from_agent_db, run_agent_db
 from memtui.manager import MemoryManager
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
@@ -21,7 +22,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--json", action="store_true", help="print the memory_search JSON")
     parser.add_argument("--max-results", type=int, metavar="N", help="results to return (default 6)")
     parser.add_argument("--min-score", type=float, metavar="X", help="score threshold (default 0.35)")
-    parser.add_argument("--profile", choices=PROFILES, help="ranking profile (default memtui)")
+    parser.add_argument("--profile", choices=PROFILES, help="ranking profile (default memtui); openclaw: the agent's "
+                        "OpenClaw generation exactly (2026.9: its own index), openclaw-2026.4: the classic rules")
     parser.add_argument("--explain", action="store_true", help="show each hit's score trace and the FTS query")
     parser.add_argument("--session-key", metavar="KEY", help="session key deciding citations in auto mode")
     parser.add_argument("--no-sync", action="store_true", help="search the index as it is, without syncing first")
@@ -63,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     if env.backend == "qmd":
         return _run_qmd(args, env, query)
+    if not args.why and answers_from_agent_db(env, args.profile):
+        return run_agent_db(args, env, query)
     with MemoryManager(env) as manager:
         if not args.no_sync:
             manager.ensure_indexed()

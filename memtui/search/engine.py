@@ -186,6 +186,9 @@ class SearchResponse:
         }
 
 
+CLASSIC_PROFILE = "openclaw-2026.4"
+
+
 class Searcher:
     """Runs searches against a store with an optional embedding provider."""
 
@@ -196,7 +199,8 @@ class Searcher:
         self.fast = fast if profile == "memtui" else None
         self.provider = provider
         self.settings = settings
-        self.profile = profile
+        # `openclaw-2026.4` names the classic rules this engine implements for `openclaw` on memtui's index.
+        self.profile = "openclaw" if profile == CLASSIC_PROFILE else profile
         self._mtimes_source = mtimes
         self._mtimes: dict[str, float] | None = None
         self._rowid_of: dict[str, int] = {}  # chunk id → rowid of the accelerator's hits

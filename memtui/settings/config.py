@@ -19,7 +19,9 @@ from memtui.settings.raw import agent_entry, get_path
 from memtui.settings.values import MULTIMODAL_MAX_FILE_BYTES, multimodal_modalities
 
 SOURCES = ("memory", "sessions")
-PROFILES = ("memtui", "openclaw")
+# `openclaw`: the agent's OpenClaw generation, exactly (2026.9: OpenClaw's own index and ranking);
+# `openclaw-2026.4`: the classic rules on memtui's index.
+PROFILES = ("memtui", "openclaw", "openclaw-2026.4")
 CITATION_MODES = ("auto", "on", "off")
 
 # Known keys of a memorySearch block; nested dicts describe nested blocks, None is a leaf.
