@@ -11,21 +11,20 @@ was reset with `/new` has several; `previous_session_id` links them), and the tr
 * `read_transcript(path, session_id)` → `TranscriptEvent`s in `seq` order (role, text, tool calls, tool results);
 * `memory_tool_calls(path, session_id=None)` → every `memory_search` / `memory_get` call with its result.
 
-Everything opens through `ownership.open_read_only`. Compressed events are decoded with the first zstd codec
-found (`compression.zstd`, `zstandard`, `pyzstd`, or the system `libzstd` through ctypes); without one they are
-listed with `decode_error` set and no body.
+Everything opens through `ownership.open_read_only`. Compressed events are decoded with `zstandard`; one that
+does not decode is listed with `decode_error` set and no body.
 """
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import zstandard
 
 from memtui.agentdb.ownership import open_read_only, sqlite_driver
 from memtui.errors import StoreError
@@ -36,68 +35,6 @@ MAX_EVENT_BYTES = 4 * 1024 * 1024  # MAX_COMPRESSED_EVENT_BYTES (src/config/sess
 _ENTRY_BULKY = ("skillsSnapshot", "systemPromptReport")
 
 
-# zstd ------------------------------------------------------------------------------------------------------------
-
-def _codec_stdlib() -> Callable[[bytes, int], bytes] | None:
-    try:
-        from compression import zstd  # type: ignore[import-not-found]  # Python 3.14+
-    except ImportError:
-        return None
-    return lambda data, size: zstd.decompress(data)
-
-
-def _codec_zstandard() -> Callable[[bytes, int], bytes] | None:
-    try:
-        import zstandard  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return lambda data, size: zstandard.ZstdDecompressor().decompress(data, max_output_size=size)
-
-
-def _codec_pyzstd() -> Callable[[bytes, int], bytes] | None:
-    try:
-        import pyzstd  # type: ignore[import-not-found]
-    except ImportError:
-        return None
-    return lambda data, size: pyzstd.decompress(data)
-
-
-def _codec_libzstd() -> Callable[[bytes, int], bytes] | None:
-    name = ctypes.util.find_library("zstd")
-    if not name:
-        return None
-    try:
-        lib = ctypes.CDLL(name)
-        decompress = lib.ZSTD_decompress
-        is_error = lib.ZSTD_isError
-    except (OSError, AttributeError):
-        return None
-    decompress.restype = ctypes.c_size_t
-    decompress.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p, ctypes.c_size_t]
-    is_error.restype = ctypes.c_uint
-    is_error.argtypes = [ctypes.c_size_t]
-
-    def run(data: bytes, size: int) -> bytes:
-        out = ctypes.create_string_buffer(max(1, size))
-        written = decompress(out, size, data, len(data))
-        if is_error(written):
-            raise ValueError("libzstd could not decode the frame")
-        return out.raw[:written]
-
-    return run
-
-
-_CODEC: list[Callable[[bytes, int], bytes] | None] = []
-
-
-def zstd_codec() -> Callable[[bytes, int], bytes] | None:
-    """The first zstd decoder available here (`decode(frame, utf8_size) -> bytes`), or None."""
-    if not _CODEC:
-        _CODEC.append(next((codec for codec in (factory() for factory in (
-            _codec_stdlib, _codec_zstandard, _codec_pyzstd, _codec_libzstd)) if codec is not None), None))
-    return _CODEC[0]
-
-
 def decode_event_payload(event_json: str | None, event_zstd: bytes | None, utf8_bytes: int | None) -> str:
     """The event's JSON text: `event_json`, or the zstd frame decoded (ValueError when it cannot be)."""
     if event_json is not None:
@@ -106,12 +43,9 @@ def decode_event_payload(event_json: str | None, event_zstd: bytes | None, utf8_
         raise ValueError("the event has neither event_json nor event_zstd")
     if not isinstance(utf8_bytes, int) or not 0 < utf8_bytes <= MAX_EVENT_BYTES:
         raise ValueError(f"compressed event with invalid event_utf8_bytes {utf8_bytes!r}")
-    codec = zstd_codec()
-    if codec is None:
-        raise ValueError("the event is zstd-compressed and no zstd decoder is available (install zstandard)")
     try:
-        raw = codec(bytes(event_zstd), utf8_bytes)
-    except Exception as exc:  # any codec failure is a decode failure
+        raw = zstandard.ZstdDecompressor().decompress(bytes(event_zstd), max_output_size=utf8_bytes)
+    except zstandard.ZstdError as exc:
         raise ValueError(f"cannot decode the zstd frame: {exc}") from None
     if len(raw) != utf8_bytes:
         raise ValueError(f"decoded {len(raw)} bytes, event_utf8_bytes says {utf8_bytes}")
