@@ -15,7 +15,7 @@ from memtui.errors import MemtuiError
 from memtui.jscompat import js_stringify
 from memtui.manager import MemoryManager
 from memtui.mcp_server import ToolArgumentError, call_memory_search
-from memtui.search.query_expansion import openclaw_keywords
+from memtui.querywords.extraction import openclaw_keywords
 
 SEARCHES = recording("search")["searches"]
 TOOL_ONLY = recording("search")["tool_only"]

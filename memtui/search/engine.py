@@ -319,7 +319,7 @@ class Searcher:
         rows, used_like = self._keyword(response.keyword.match, limit, sources, None, response.keyword.terms)
         searches = [(query, "fts", rows, used_like)] if rows else []
         if not rows:
-            from memtui.search.query_expansion import openclaw_keywords  # regex and the stop words, when needed
+            from memtui.querywords.extraction import openclaw_keywords  # regex and the stop words, when needed
 
             terms = openclaw_keywords(query, trigram=self.store.fts_tokenizer == "trigram") or [query]
             response.keyword_fallback_terms = terms

@@ -1,5 +1,5 @@
-"""OpenClaw 2026.4.29's keyword extraction for the FTS-only fallback (`extractKeywords`), for the `openclaw`
-profile: when the AND query finds nothing, each keyword is searched on its own.
+"""OpenClaw's keyword extraction (`extractKeywords`), the same in 2026.4.29 and 2026.9.6 (checked against
+2026.9.6's dist on 77 queries): the terms each searched on its own when the AND query finds too little.
 
 The query is trimmed and lower-cased, split on whitespace and punctuation (so `snake_case` and `e-mail` are
 two words each), then: a segment with kana yields its Latin, katakana, Han and 2+ hiragana runs (Han runs
@@ -14,7 +14,7 @@ from __future__ import annotations
 import regex
 
 from memtui.jscompat import JS_WHITESPACE, js_trim
-from memtui.search.stop_words import KO_TRAILING_PARTICLES, STOP_WORDS, STOP_WORDS_KO
+from memtui.querywords.stop_words import KO_TRAILING_PARTICLES, STOP_WORDS, STOP_WORDS_KO
 
 _SEGMENT_BREAK = regex.compile(f"[{regex.escape(JS_WHITESPACE)}\\p{{P}}]+")
 _KANA = regex.compile("[\u3040-\u30ff]")
