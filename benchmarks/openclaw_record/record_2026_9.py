@@ -271,6 +271,19 @@ def parse_json(text: str) -> Any:
         return None
 
 
+def fresh_scratch(args: argparse.Namespace) -> tuple[Path, Cli, Placeholders]:
+    """An emptied `--scratch` folder with the isolated HOME, state dir and XDG folders, the CLI driving the real
+    package there, and the placeholders that keep its paths out of the recordings."""
+    scratch = args.scratch.resolve()
+    if scratch.exists():
+        shutil.rmtree(scratch)
+    scratch.mkdir(parents=True)
+    cli = Cli(args.openclaw.resolve(), args.node, scratch)
+    for folder in (cli.home, cli.state, scratch / "xdg"):
+        folder.mkdir(parents=True, exist_ok=True)
+    return scratch, cli, Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch})
+
+
 def record_hybrid(args: argparse.Namespace) -> int:
     """The same workspace and queries with an OpenAI-compatible embedding server on 127.0.0.1 (hybrid mode).
 
@@ -279,16 +292,9 @@ def record_hybrid(args: argparse.Namespace) -> int:
     every query's CLI JSON, plus the vectors the server returned per input text (so a test can rebuild them).
     """
     sys.path.insert(0, str(HERE.parents[1] / "tests"))
-    from embedding_server import DEFAULT_DIMS, EmbeddingServer  # noqa: PLC0415
+    from embedding_server import DEFAULT_DIMS, EmbeddingServer
 
-    scratch = args.scratch.resolve()
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir(parents=True)
-    cli = Cli(args.openclaw.resolve(), args.node, scratch)
-    for folder in (cli.home, cli.state, scratch / "xdg"):
-        folder.mkdir(parents=True, exist_ok=True)
-    ph = Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch})
+    scratch, cli, ph = fresh_scratch(args)
     files = workspace_2026_9.build_files()
     write_workspace(cli.ws, files)
     server = EmbeddingServer().start()
@@ -354,14 +360,7 @@ def main() -> int:
     if args.hybrid:
         return record_hybrid(args)
 
-    scratch = args.scratch.resolve()
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir(parents=True)
-    cli = Cli(args.openclaw.resolve(), args.node, scratch)
-    for folder in (cli.home, cli.state, scratch / "xdg"):
-        folder.mkdir(parents=True, exist_ok=True)
-    ph = Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch})
+    scratch, cli, ph = fresh_scratch(args)
 
     files = workspace_2026_9.build_files()
     write_workspace(cli.ws, files)

@@ -49,9 +49,17 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 import workspace_2026_9  # noqa: E402
-from launcher import LauncherError, Placeholders, default_node  # noqa: E402
+from launcher import LauncherError, default_node  # noqa: E402
 from peers import peers_dir  # noqa: E402
-from record_2026_9 import OPENCLAW_VERSION, Cli, base_config, copy_db, log, parse_json, write_workspace  # noqa: E402
+from record_2026_9 import (  # noqa: E402
+    OPENCLAW_VERSION,
+    base_config,
+    copy_db,
+    fresh_scratch,
+    log,
+    parse_json,
+    write_workspace,
+)
 from sessions_2026_9_chat import SILENT, ChatServer  # noqa: E402
 
 DEFAULT_OUT = HERE.parents[1] / "tests" / "data" / f"openclaw-{OPENCLAW_VERSION}" / "sessions"
@@ -221,14 +229,7 @@ def main() -> int:
     parser.add_argument("--turn-timeout", type=float, default=300.0)
     args = parser.parse_args()
 
-    scratch = args.scratch.resolve()
-    if scratch.exists():
-        shutil.rmtree(scratch)
-    scratch.mkdir(parents=True)
-    cli = Cli(args.openclaw.resolve(), args.node, scratch)
-    for folder in (cli.home, cli.state, scratch / "xdg"):
-        folder.mkdir(parents=True, exist_ok=True)
-    ph = Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch})
+    scratch, cli, ph = fresh_scratch(args)
     files = workspace_2026_9.build_files()
     write_workspace(cli.ws, files)
 

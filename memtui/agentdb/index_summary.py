@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.agentdb.generation import AGENT_DB, Generation
-from memtui.agentdb.ownership import open_read_only, sqlite_driver
+from memtui.agentdb.ownership import reading, table_names
 from memtui.errors import StoreError
 
 META_KEY = "memory_index_meta_v1"
@@ -51,20 +51,8 @@ class AgentIndexSummary:
 
 def read_agent_index(path: Path) -> AgentIndexSummary:
     """The summary of `path`'s memory index (StoreError naming the file when it cannot be read)."""
-    try:
-        conn = open_read_only(path)
-    except sqlite_driver.Error as exc:
-        raise StoreError(f"cannot read OpenClaw's agent database {path}: {exc}") from None
-    try:
+    with reading(path, "the memory index") as conn:
         return _summary(conn)
-    except sqlite_driver.Error as exc:
-        raise StoreError(f"cannot read the memory index in OpenClaw's agent database {path}: {exc}") from None
-    finally:
-        conn.close()
-
-
-def _tables(conn: Any) -> set[str]:
-    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
 
 def _counts(conn: Any, sql: str) -> dict[str, int]:
@@ -72,7 +60,7 @@ def _counts(conn: Any, sql: str) -> dict[str, int]:
 
 
 def _summary(conn: Any) -> AgentIndexSummary:
-    tables = _tables(conn)
+    tables = table_names(conn)
     if "memory_index_chunks" not in tables:
         return AgentIndexSummary({}, {}, {}, 0, 0)
     chunks = _counts(conn, "SELECT source, COUNT(*) FROM memory_index_chunks GROUP BY source ORDER BY source")

@@ -3,6 +3,8 @@ generation, or some other program's database — so memtui writes only into a fi
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +75,27 @@ def open_read_only(path: Path) -> Any:
     conn.execute("PRAGMA busy_timeout = 5000")
     conn.execute("PRAGMA query_only = 1")
     return conn
+
+
+@contextmanager
+def reading(path: Path, what: str) -> Iterator[Any]:
+    """A read-only connection to OpenClaw's database `path`, closed after; a driver error while opening or reading
+    becomes a StoreError naming the file and `what` was being read (e.g. "the sessions")."""
+    try:
+        conn = open_read_only(path)
+    except sqlite_driver.Error as exc:
+        raise StoreError(f"cannot read OpenClaw's agent database {path}: {exc}") from None
+    try:
+        yield conn
+    except sqlite_driver.Error as exc:
+        raise StoreError(f"cannot read {what} in OpenClaw's agent database {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def table_names(conn: Any) -> set[str]:
+    """The tables and views of a connection's database."""
+    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
 
 
 def identify_database(path: Path) -> DatabaseKind:

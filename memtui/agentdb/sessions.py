@@ -18,16 +18,13 @@ does not decode is listed with `decode_error` set and no body.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import zstandard
 
-from memtui.agentdb.ownership import open_read_only, sqlite_driver
-from memtui.errors import StoreError
+from memtui.agentdb.ownership import reading, table_names
 
 MEMORY_TOOLS = ("memory_search", "memory_get")
 MAX_EVENT_BYTES = 4 * 1024 * 1024  # MAX_COMPRESSED_EVENT_BYTES (src/config/sessions/transcript-payload.ts)
@@ -242,24 +239,6 @@ class MemoryToolCall:
 
 # Reading ---------------------------------------------------------------------------------------------------------
 
-@contextmanager
-def _connect(path: Path) -> Iterator[Any]:
-    try:
-        conn = open_read_only(path)
-    except sqlite_driver.Error as exc:
-        raise StoreError(f"cannot read OpenClaw's agent database {path}: {exc}") from None
-    try:
-        yield conn
-    except sqlite_driver.Error as exc:
-        raise StoreError(f"cannot read the sessions in OpenClaw's agent database {path}: {exc}") from None
-    finally:
-        conn.close()
-
-
-def _tables(conn: Any) -> set[str]:
-    return {row[0] for row in conn.execute("SELECT name FROM sqlite_master WHERE type IN ('table', 'view')")}
-
-
 def _int(value: Any) -> int | None:
     if isinstance(value, bool):
         return None
@@ -288,12 +267,12 @@ def _prompt_report(report: Any) -> dict[str, Any]:
 
 def list_sessions(path: Path) -> list[AgentSession]:
     """Every session window of the agent database at `path`, newest (updated) first."""
-    with _connect(path) as conn:
+    with reading(path, "the sessions") as conn:
         return _list_sessions(conn)
 
 
 def _list_sessions(conn: Any) -> list[AgentSession]:
-    tables = _tables(conn)
+    tables = table_names(conn)
     if "session_windows" not in tables:
         return []
     nodes: dict[str, tuple[str | None, dict[str, Any]]] = {}
@@ -401,12 +380,12 @@ def _event(session_id: str, seq: int, created: Any, utf8: Any, compressed: bool,
 
 def read_transcript(path: Path, session_id: str) -> list[TranscriptEvent]:
     """The transcript events of `session_id` in `seq` order (all stored events, also those off the active path)."""
-    with _connect(path) as conn:
+    with reading(path, "the sessions") as conn:
         return _read_transcript(conn, session_id)
 
 
 def _read_transcript(conn: Any, session_id: str) -> list[TranscriptEvent]:
-    if "transcript_events" not in _tables(conn):
+    if "transcript_events" not in table_names(conn):
         return []
     events = []
     for seq, event_json, event_zstd, utf8, created in conn.execute(
@@ -444,7 +423,7 @@ def memory_calls_in(events: list[TranscriptEvent], session_key: str | None = Non
 
 def memory_tool_calls(path: Path, session_id: str | None = None) -> list[MemoryToolCall]:
     """Every memory_search / memory_get call in the database (or in one session), oldest session first."""
-    with _connect(path) as conn:
+    with reading(path, "the sessions") as conn:
         sessions = _list_sessions(conn)
         chosen = [s for s in sessions if session_id is None or s.session_id == session_id]
         chosen.sort(key=lambda s: (s.created_at_ms or 0, s.session_id))
