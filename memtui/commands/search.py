@@ -7,7 +7,6 @@ import argparse
 from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
-from memtui.commands.search_agent_db import answers_from_agent_db, run_agent_db
 from memtui.manager import MemoryManager
 from memtui.search.engine import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
@@ -65,8 +64,11 @@ def run(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     if env.backend == "qmd":
         return _run_qmd(args, env, query)
-    if not args.why and answers_from_agent_db(env, args.profile):
-        return run_agent_db(args, env, query)
+    if not args.why and (args.profile or env.profile) == "openclaw" and env.generation.name == "2026.9":
+        from memtui.commands.search_agent_db import answers_from_agent_db, run_agent_db  # regex: only here
+
+        if answers_from_agent_db(env, args.profile):
+            return run_agent_db(args, env, query)
     with MemoryManager(env) as manager:
         if not args.no_sync:
             manager.ensure_indexed()
