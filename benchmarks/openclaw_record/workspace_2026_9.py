@@ -17,11 +17,11 @@ The mtimes are fixed: a dated file's mtime is 18:00 UTC on its date; undated fil
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 
 def _ms(iso: str) -> int:
-    return int(datetime.fromisoformat(iso).replace(tzinfo=timezone.utc).timestamp() * 1000)
+    return int(datetime.fromisoformat(iso).replace(tzinfo=UTC).timestamp() * 1000)
 
 
 MEMORY_MD = """# Long-term memory
