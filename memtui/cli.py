@@ -27,6 +27,7 @@ COMMAND_MODULES = (
     "get",
     "watch",
     "sessions",
+    "recalls",
     "context",
     "promote",
     "promote_explain",
