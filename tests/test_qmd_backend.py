@@ -4,8 +4,10 @@ MEMTUI_QMD_BIN (and MEMTUI_QMD_NODE_DIR, the Node 24 bin dir)."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,18 @@ def qmd_bin(monkeypatch: pytest.MonkeyPatch) -> str:
         pytest.fail("QMD tests need the real qmd 2.8.3: run `bash benchmarks/install_peers.sh qmd` (or export "
                     "MEMTUI_QMD_BIN=<qmd path> MEMTUI_QMD_NODE_DIR=<dir of its node>)"
                     f" (MEMTUI_QMD_BIN is {path or 'unset'})")
+    _warm(path)
     return path
+
+
+@functools.cache
+def _warm(path: str) -> None:
+    """Run qmd once before the tests: its first start on a fresh machine (Node and the files it reads not yet in
+    the page cache) can take longer than the 2 s spawn probe OpenClaw allows, which these tests do not measure."""
+    node_dir = os.environ.get("MEMTUI_QMD_NODE_DIR", "")
+    env = {**os.environ, "PATH": f"{node_dir}{os.pathsep}{os.environ.get('PATH', '')}" if node_dir else
+           os.environ.get("PATH", "")}
+    subprocess.run([path, "--version"], capture_output=True, timeout=120, env=env, check=False)
 
 
 @pytest.fixture
