@@ -1,4 +1,8 @@
-"""The sessions screen: per-session token gauges and flush state, bootstrap truncation, startup context."""
+"""The sessions screen: per-session token gauges and flush state, bootstrap truncation, startup context.
+
+For an OpenClaw 2026.4 agent the sessions come from `sessions.json` and the JSONL transcripts; for a 2026.9 agent
+from the per-agent database, read-only in a worker (`memtui.tui.widgets.sessions_2026_9`), with 2026.9.6's
+thresholds and each session's memory_search / memory_get calls."""
 
 from __future__ import annotations
 
@@ -6,18 +10,31 @@ from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
-from textual import on
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
-from textual.containers import Vertical
+from textual.containers import Vertical, VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
 
+from memtui.agentdb.sessions_budget import SessionBudget
 from memtui.context.bootstrap import BootstrapReport, bootstrap_report
 from memtui.context.sessions import SessionReport, SessionsReport, session_reports
 from memtui.context.startup import StartupContext, startup_context
 from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge, usage_style
+from memtui.tui.widgets.sessions_2026_9 import (
+    AgentSessions,
+    Layout,
+    calls_summary,
+    fit_columns,
+    is_2026_9,
+    load_agent_sessions,
+    row_cells,
+    session_detail,
+    source_header,
+)
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
                 "size-only": "dim"}
@@ -59,8 +76,31 @@ def bootstrap_summary(report: BootstrapReport, session_key: str | None) -> Text:
     return Text(text + (" · minimal" if report.minimal else ""))
 
 
+class AgentSessionsLoaded(Message):
+    """The 2026.9 agent database was read."""
+
+    def __init__(self, data: AgentSessions) -> None:
+        super().__init__()
+        self.data = data
+
+
 class SessionsScreen(Screen[None]):
     """Context budgets of every session of the agent."""
+
+    DEFAULT_CSS = """
+    SessionsScreen #sessions-source {
+        height: auto;
+        padding: 0 1;
+        color: $text-muted;
+    }
+    SessionsScreen #session-detail {
+        height: 1fr;
+    }
+    SessionsScreen #session-calls {
+        height: auto;
+        padding: 0 1;
+    }
+    """
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "app.pop_screen", "Back", id="sessions.back"),
@@ -81,13 +121,23 @@ class SessionsScreen(Screen[None]):
         self.report: SessionsReport = session_reports(env, now=now)
         self.startup: StartupContext = startup_context(env, now=now)
         self.bootstrap: BootstrapReport | None = None
+        self.agent_db = is_2026_9(env)
+        self.agent_sessions: AgentSessions | None = None
+        self.agent_layout: Layout | None = None
 
     def compose(self) -> ComposeResult:
         """Sessions table + gauges; bootstrap; startup context."""
         with TabbedContent(id="sessions-tabs"):
             with TabPane("Sessions", id="tab-sessions"), Vertical():
-                yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
-                yield Static("", id="session-gauge")
+                if self.agent_db:
+                    yield Static("", id="sessions-source")
+                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True, classes="agent-db")
+                    with VerticalScroll(id="session-detail"):
+                        yield Static("", id="session-gauge")
+                        yield Static("", id="session-calls")
+                else:
+                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+                    yield Static("", id="session-gauge")
             with TabPane("Bootstrap", id="tab-bootstrap"), Vertical():
                 yield Static("", id="bootstrap-summary")
                 yield DataTable(id="bootstrap-table", cursor_type="row", zebra_stripes=True)
@@ -98,7 +148,10 @@ class SessionsScreen(Screen[None]):
         yield Footer()
 
     def on_mount(self) -> None:
-        """Fill the tables."""
+        """Fill the tables (a 2026.9 agent's sessions once the worker has read them)."""
+        if self.agent_db:
+            self._mount_agent_db()
+            return
         table = self.query_one("#sessions-table", DataTable)
         for label, key in (("session", "key"), ("type", "type"), ("tokens", "tokens"), ("threshold", "threshold"),
                            ("used", "used"), ("flush", "flush"), ("transcript", "bytes")):
@@ -125,6 +178,85 @@ class SessionsScreen(Screen[None]):
             table.move_cursor(row=self.report.sessions.index(fullest), animate=False)
         table.focus()
 
+    def _mount_agent_db(self) -> None:
+        self.query_one("#sessions-source", Static).update(
+            f"OpenClaw 2026.9 agent database {self.env.generation.path}, read-only")
+        table = self.query_one("#sessions-table", DataTable)
+        table.styles.height, table.styles.max_height = "auto", 12  # inline: over app.tcss's 1fr
+        gauge = self.query_one("#session-gauge", Static)
+        gauge.styles.padding = (0, 1)
+        gauge.update("Reading the agent database…")
+        boot = self.query_one("#bootstrap-table", DataTable)
+        for label, key in (("file", "name"), ("raw chars", "raw"), ("injected", "injected"), ("budget", "budget"),
+                           ("state", "state")):
+            boot.add_column(label, key=key)
+        self._show_bootstrap(None)
+        self._show_startup()
+        table.focus()
+        self._read_agent_db()
+
+    @work(thread=True, exclusive=True, group="agent-sessions", exit_on_error=False,
+          description="Reading the agent's sessions")
+    def _read_agent_db(self) -> None:
+        self.post_message(AgentSessionsLoaded(load_agent_sessions(self.env)))
+
+    @on(AgentSessionsLoaded)
+    def _agent_sessions_loaded(self, event: AgentSessionsLoaded) -> None:
+        data = self.agent_sessions = event.data
+        self.query_one("#sessions-source", Static).update(source_header(data))
+        if data.error:
+            self.query_one("#session-gauge", Static).update(Text(data.error, style="red"))
+            return
+        if not data.sessions:
+            self.query_one("#session-gauge", Static).update(f"No sessions in {data.database}.")
+            return
+        fullest = max(data.sessions, key=lambda s: s.percent_used or 0.0)
+        self._fill_agent_table(fullest.session.session_id)
+
+    def _table_width(self) -> int:
+        """The cells a table row may use: the screen's width less a vertical scrollbar when rows overflow."""
+        table = self.query_one("#sessions-table", DataTable)
+        rows = len(self.agent_sessions.sessions) if self.agent_sessions else 0
+        scrollbar = table.styles.scrollbar_size_vertical if rows + 1 > 11 else 0
+        return max(20, (table.size.width or self.size.width) - scrollbar)
+
+    def _fill_agent_table(self, select: str | None) -> None:
+        data = self.agent_sessions
+        if data is None or not data.sessions:
+            return
+        layout = self.agent_layout = fit_columns(data, self._table_width())
+        table = self.query_one("#sessions-table", DataTable)
+        table.clear(columns=True)
+        for column in layout.columns:
+            table.add_column(layout.label(column), key=column.key)
+        for row in data.sessions:
+            table.add_row(*row_cells(row, layout), key=row.session.session_id)
+        ids = [row.session.session_id for row in data.sessions]
+        table.move_cursor(row=ids.index(select) if select in ids else 0, animate=False)
+        self._show_agent_session()
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Choose the columns again for the new width."""
+        if self.agent_db and self.agent_sessions is not None:
+            selected = self.selected_agent_session()
+            self.call_after_refresh(self._fill_agent_table, selected.session.session_id if selected else None)
+
+    def selected_agent_session(self) -> SessionBudget | None:
+        """The 2026.9 session under the cursor."""
+        table = self.query_one("#sessions-table", DataTable)
+        if self.agent_sessions is None or not table.row_count or not table.columns:
+            return None
+        row_key, _ = table.coordinate_to_cell_key((table.cursor_row, 0))
+        return self.agent_sessions.by_id(str(row_key.value))
+
+    def _show_agent_session(self) -> None:
+        row, data = self.selected_agent_session(), self.agent_sessions
+        if row is None or data is None:
+            return
+        width = max(10, min(60, self.size.width - 26))  # border, padding, scrollbar and "  100.0% of window"
+        self.query_one("#session-gauge", Static).update(session_detail(row, data, width=width))
+        self.query_one("#session-calls", Static).update(calls_summary(row, data))
+
     def selected_session(self) -> SessionReport | None:
         """The session under the cursor."""
         table = self.query_one("#sessions-table", DataTable)
@@ -135,6 +267,9 @@ class SessionsScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#sessions-table")
     def _session_highlighted(self, _event: DataTable.RowHighlighted) -> None:
+        if self.agent_db:
+            self._show_agent_session()
+            return
         session = self.selected_session()
         if session is None:
             return
