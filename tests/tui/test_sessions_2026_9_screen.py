@@ -206,3 +206,35 @@ def test_columns_are_dropped_window_first_and_never_the_thresholds() -> None:
         c.key for c in narrow.columns}
     tiny = fit_columns(data, 40)
     assert [c.key for c in tiny.columns] == ["key", "tokens", "flush_at", "compact_at", "used", "flush"]
+
+
+async def test_an_unexpected_failure_of_the_read_is_shown(memory: MemoryManager, make_app, monkeypatch) -> None:
+    def fail(*_args, **_kwargs):
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(sessions_2026_9, "session_budgets", fail)
+    app = make_app(memory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.browser.focus()
+        await pilot.press("s")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        gauge = " ".join(str(app.screen.query_one("#session-gauge", Static).render()).split())
+        assert "Cannot read the agent database" in gauge and "disk on fire" in gauge
+
+
+async def test_the_help_names_the_2026_9_rules(memory: MemoryManager, make_app) -> None:
+    from memtui.tui.screens import HelpScreen
+
+    app = make_app(memory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await open_sessions(app, pilot)
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        assert isinstance(app.screen, HelpScreen)
+        intro = " ".join(app.screen.intro.split())
+        assert "agent database (read-only)" in intro and "reserve fixed at 20000 tokens" in intro
+        await pilot.press("escape")
+        await settle(app, pilot)
+        assert isinstance(app.screen, SessionsScreen)

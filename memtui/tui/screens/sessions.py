@@ -17,6 +17,7 @@ from textual.containers import Vertical, VerticalScroll
 from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, TextArea
+from textual.worker import Worker, WorkerState
 
 from memtui.agentdb.sessions_budget import SessionBudget
 from memtui.context.bootstrap import BootstrapReport, bootstrap_report
@@ -199,6 +200,14 @@ class SessionsScreen(Screen[None]):
           description="Reading the agent's sessions")
     def _read_agent_db(self) -> None:
         self.post_message(AgentSessionsLoaded(load_agent_sessions(self.env)))
+
+    @on(Worker.StateChanged)
+    def _agent_db_failed(self, event: Worker.StateChanged) -> None:
+        """A read that failed in a way the loader did not expect still says so."""
+        if event.worker.group == "agent-sessions" and event.state == WorkerState.ERROR:
+            self.query_one("#session-gauge", Static).update(
+                Text(f"Cannot read the agent database {self.env.generation.path}: {event.worker.error}",
+                     style="red"))
 
     @on(AgentSessionsLoaded)
     def _agent_sessions_loaded(self, event: AgentSessionsLoaded) -> None:
