@@ -238,3 +238,35 @@ async def test_the_help_names_the_2026_9_rules(memory: MemoryManager, make_app) 
         await pilot.press("escape")
         await settle(app, pilot)
         assert isinstance(app.screen, SessionsScreen)
+
+
+async def test_the_bootstrap_tab_shows_what_openclaw_recorded_for_the_session(memory: MemoryManager, make_app,
+                                                                             agent) -> None:
+    app = make_app(memory)
+    async with app.run_test(size=(80, 24)) as pilot:
+        screen = await open_sessions(app, pilot)
+        await select(pilot, screen, "agent:main:ops")
+        await pilot.press("2")
+        await settle(app, pilot)
+        ops = next(b for b in budgets() if b.session.key == "agent:main:ops")
+        files = ops.bootstrap.files
+        summary = " ".join(str(screen.query_one("#bootstrap-summary", Static).render()).split())
+        chars = sum(f["injectedChars"] for f in files)
+        assert "agent:main:ops · as OpenClaw recorded its last run" in summary
+        assert f"{chars:,} of {chars:,} chars from {len(files)} files · 0/{len(files)} truncated" in summary
+        assert "budget 20,000/file (USER.md 4,000), 60,000 total" in summary
+        table = screen.query_one("#bootstrap-table", DataTable)
+        rows = [[str(cell) for cell in table.get_row_at(row)] for row in range(table.row_count)]
+        assert rows == [[f["name"], f"{f['rawChars']:,}", f"{f['injectedChars']:,}",
+                         "4,000" if f["name"] == "USER.md" else "20,000", "whole"] for f in files]
+        # the preview is the file as the workspace holds it now (the recorded memory workspace has no AGENTS.md)
+        for entry in files:
+            path = agent.workspace / entry["name"]
+            preview = screen.query_one("#bootstrap-preview").text
+            if path.is_file():
+                assert preview == path.read_text(encoding="utf-8")
+            else:
+                assert preview.startswith(f"({entry['name']} is not in the workspace"), preview
+            await pilot.press("j")
+            await pilot.pause()
+        assert any((agent.workspace / f["name"]).is_file() for f in files)

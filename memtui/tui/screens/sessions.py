@@ -32,6 +32,8 @@ from memtui.tui.widgets.sessions_2026_9 import (
     fit_columns,
     is_2026_9,
     load_agent_sessions,
+    recorded_bootstrap_rows,
+    recorded_bootstrap_summary,
     row_cells,
     session_detail,
     source_header,
@@ -191,7 +193,7 @@ class SessionsScreen(Screen[None]):
         for label, key in (("file", "name"), ("raw chars", "raw"), ("injected", "injected"), ("budget", "budget"),
                            ("state", "state")):
             boot.add_column(label, key=key)
-        self._show_bootstrap(None)
+        self.query_one("#bootstrap-summary", Static).update("Reading the agent database…")
         self._show_startup()
         table.focus()
         self._read_agent_db()
@@ -265,6 +267,30 @@ class SessionsScreen(Screen[None]):
         width = max(10, min(60, self.size.width - 26))  # border, padding, scrollbar and "  100.0% of window"
         self.query_one("#session-gauge", Static).update(session_detail(row, data, width=width))
         self.query_one("#session-calls", Static).update(calls_summary(row, data))
+        self._show_recorded_bootstrap(row)
+
+    def _show_recorded_bootstrap(self, row: SessionBudget) -> None:
+        """The bootstrap tab of a 2026.9 session: what OpenClaw recorded it injected, not memtui's estimate."""
+        self.query_one("#bootstrap-summary", Static).update(recorded_bootstrap_summary(row))
+        table = self.query_one("#bootstrap-table", DataTable)
+        table.clear()
+        for cells in recorded_bootstrap_rows(row):
+            table.add_row(*cells)
+        self._preview_workspace_file(0)
+
+    def _preview_workspace_file(self, index: int) -> None:
+        """The file as it is in the workspace now (OpenClaw's report keeps only its size)."""
+        selected = self.selected_agent_session()
+        files = selected.bootstrap.files if selected is not None and selected.bootstrap is not None else []
+        if not files:
+            return
+        name = str(files[max(0, min(index, len(files) - 1))].get("name"))
+        path = self.env.workspace_dir / name
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            text = f"({name} is not in the workspace {self.env.workspace_dir} now)"
+        self.query_one("#bootstrap-preview", TextArea).load_text(text)
 
     def selected_session(self) -> SessionReport | None:
         """The session under the cursor."""
@@ -315,6 +341,9 @@ class SessionsScreen(Screen[None]):
 
     @on(DataTable.RowHighlighted, "#bootstrap-table")
     def _bootstrap_highlighted(self, event: DataTable.RowHighlighted) -> None:
+        if self.agent_db:
+            self._preview_workspace_file(event.cursor_row)
+            return
         self._preview_bootstrap(event.cursor_row)
 
     def _show_startup(self) -> None:

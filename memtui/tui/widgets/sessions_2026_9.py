@@ -329,3 +329,47 @@ def calls_summary(row: SessionBudget, data: AgentSessions) -> Text:
         text.append("\n")
         text.append_text(call_line(call))
     return text
+
+
+# The bootstrap tab -----------------------------------------------------------------------------------------------
+
+def file_budget(name: str | None, boot_max_chars: int | None) -> int:
+    """The per-file budget 2026.9.6 applies: `bootstrapMaxChars` (USER.md at most USER_BOOTSTRAP_MAX_CHARS)."""
+    limit = boot_max_chars if boot_max_chars is not None else budget.BOOTSTRAP_MAX_CHARS
+    return min(limit, budget.USER_BOOTSTRAP_MAX_CHARS) if name == "USER.md" else limit
+
+
+def recorded_bootstrap_summary(row: SessionBudget) -> Text:
+    """What OpenClaw injected of the workspace files for the session's last run, as its report records it."""
+    key = row.session.key or row.session.session_id
+    boot = row.bootstrap
+    if boot is None:
+        return Text(f"{key} · OpenClaw stored no bootstrap report for this session")
+    present = [f for f in boot.files if not f.get("missing")]
+    injected = sum(f.get("injectedChars") or 0 for f in present)
+    raw = sum(f.get("rawChars") or 0 for f in present)
+    generated = row.session.prompt_report.get("generatedAt")
+    when = f" ({_when(generated)})" if isinstance(generated, int) else ""
+    files = "1 file" if len(present) == 1 else f"{len(present)} files"
+    text = f"{key} · as OpenClaw recorded its last run{when} · {injected:,} of {raw:,} chars from {files}"
+    missing = len(boot.files) - len(present)
+    if missing:
+        text += f" · {missing} missing"
+    total = boot.total_max_chars or budget.BOOTSTRAP_TOTAL_MAX_CHARS
+    text += (f" · {_truncated(row)} truncated · budget {file_budget(None, boot.max_chars):,}/file (USER.md "
+             f"{file_budget('USER.md', boot.max_chars):,}), {total:,} total")
+    return Text(text)
+
+
+def recorded_bootstrap_rows(row: SessionBudget) -> list[list[Text]]:
+    """One row per injected file: name, raw chars, injected chars, budget, state."""
+    boot = row.bootstrap
+    rows = []
+    for entry in boot.files if boot is not None else []:
+        name = entry.get("name")
+        state = "missing" if entry.get("missing") else "truncated" if entry.get("truncated") else "whole"
+        rows.append([Text(str(name)), Text(_chars(entry.get("rawChars")), justify="right"),
+                     Text(_chars(entry.get("injectedChars")), justify="right"),
+                     Text(f"{file_budget(name, boot.max_chars):,}", justify="right"),
+                     Text(state, style="bold yellow" if state == "truncated" else "")])
+    return rows
