@@ -128,7 +128,7 @@ async def test_the_flushed_and_compacted_session_and_its_memory_calls(memory: Me
         assert f"tokens {incident.token_count:,} / window 200,000 (session)" in gauge
         assert "flush at 176,000 · compact at 180,000 · reserve 20,000 · soft 4,000" in gauge
         assert f"flush: ok — {incident.token_count} tokens < flush threshold 176000" in gauge
-        assert "compactions 1 · last flush in cycle 0 at" in gauge
+        assert "compactions 1 · last flush in cycle 0 (succeeded)" in gauge
         assert "bootstrap: 0/5 files truncated · budget 20,000/file, 60,000 total" in gauge
         calls = str(screen.query_one("#session-calls", Static).render())
         assert "memory calls: 2 (2 memory_search, 0 memory_get)" in calls

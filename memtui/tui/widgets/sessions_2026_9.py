@@ -237,7 +237,11 @@ def session_detail(row: SessionBudget, data: AgentSessions, width: int = 60) -> 
     text.append(f" — {row.flush_reason}")
     text.append(f"\ncompactions {s.compaction_count}")
     if s.memory_flush_compaction_count is not None:
-        text.append(f" · last flush in cycle {s.memory_flush_compaction_count} at {_when(s.memory_flush_at_ms)}")
+        flush = s.entry.get("memoryFlush") if isinstance(s.entry.get("memoryFlush"), dict) else {}
+        kind = flush.get("kind")
+        text.append(f" · last flush in cycle {s.memory_flush_compaction_count}"
+                    + (f" ({kind})" if isinstance(kind, str) else "")
+                    + (f" at {_when(s.memory_flush_at_ms)}" if s.memory_flush_at_ms is not None else ""))
     text.append("\n")
     text.append_text(bootstrap_line(row))
     return text
