@@ -281,7 +281,8 @@ def fresh_scratch(args: argparse.Namespace) -> tuple[Path, Cli, Placeholders]:
     cli = Cli(args.openclaw.resolve(), args.node, scratch)
     for folder in (cli.home, cli.state, scratch / "xdg"):
         folder.mkdir(parents=True, exist_ok=True)
-    return scratch, cli, Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch})
+    return scratch, cli, Placeholders({"ws": cli.ws, "state": cli.state, "home": cli.home, "scratch": scratch,
+                                       "openclaw": args.openclaw.resolve()})
 
 
 def record_hybrid(args: argparse.Namespace) -> int:
