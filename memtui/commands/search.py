@@ -65,10 +65,11 @@ def run(args: argparse.Namespace) -> int:
     if env.backend == "qmd":
         return _run_qmd(args, env, query)
     if not args.why and (args.profile or env.profile) == "openclaw" and env.generation.name == "2026.9":
-        from memtui.commands.search_agent_db import answers_from_agent_db, run_agent_db  # regex: only here
+        from memtui.commands.search_agent_db import agent_index_to_answer, run_agent_db  # regex: only here
 
-        if answers_from_agent_db(env, args.profile):
-            return run_agent_db(args, env, query)
+        summary = agent_index_to_answer(env, args.profile)
+        if summary is not None:
+            return run_agent_db(args, env, query, summary)
     with MemoryManager(env) as manager:
         if not args.no_sync:
             manager.ensure_indexed()

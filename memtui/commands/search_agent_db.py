@@ -8,23 +8,24 @@ import sys
 import time
 from typing import Any
 
-from memtui.agentdb.index_summary import read_agent_index
+from memtui.agentdb.index_summary import AgentIndexSummary, read_agent_index
 from memtui.agentdb.search import AgentHit, memory_search_json, search_agent_db
 from memtui.commands.output import fixed3, print_json
 from memtui.manager import MemoryManager
 from memtui.settings.agent import AgentEnv
 
 
-def answers_from_agent_db(env: AgentEnv, profile: str | None) -> bool:
-    """Whether this search is OpenClaw 2026.9's own: profile `openclaw` on an agent whose database holds an index
-    (otherwise the classic rules rank memtui's index, and stderr says so)."""
+def agent_index_to_answer(env: AgentEnv, profile: str | None) -> AgentIndexSummary | None:
+    """The agent database's index when this search is OpenClaw 2026.9's own (profile `openclaw` on an agent whose
+    database holds an index); else None, and the classic rules rank memtui's index (stderr says so)."""
     if (profile or env.profile) != "openclaw" or env.generation.name != "2026.9":
-        return False
-    if read_agent_index(env.generation.path).chunks > 0:
-        return True
+        return None
+    summary = read_agent_index(env.generation.path)
+    if summary.chunks > 0:
+        return summary
     print("memtui: OpenClaw 2026.9 has not indexed this agent yet; ranking memtui's index with the 2026.4 rules "
           "(openclaw-2026.4)", file=sys.stderr)
-    return False
+    return None
 
 
 def _query_vector(env: AgentEnv, query: str, model: str | None) -> tuple[list[float] | None, str | None]:
@@ -37,9 +38,8 @@ def _query_vector(env: AgentEnv, query: str, model: str | None) -> tuple[list[fl
                   "OpenClaw does without its provider")
 
 
-def run_agent_db(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
-    """Search the agent database and print the hits (or `memory search --json`'s JSON)."""
-    summary = read_agent_index(env.generation.path)
+def run_agent_db(args: argparse.Namespace, env: AgentEnv, query: str, summary: AgentIndexSummary) -> int:
+    """Search the agent database (whose index is `summary`) and print the hits (or `memory search --json`'s JSON)."""
     vector, why_keyword = _query_vector(env, query, summary.meta.get("model")) if summary.vectors else (None, None)
     hits = search_agent_db(env.generation.path, query, max_results=args.max_results, min_score=args.min_score,
                            now_ms=int(time.time() * 1000), query_vector=vector, workspace_dir=env.workspace_dir)
