@@ -10,7 +10,7 @@ from typing import Any, BinaryIO
 from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError, ToolInputError
 from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
-from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
 DEFAULT_TOOL_RESULTS = 10

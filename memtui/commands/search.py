@@ -8,7 +8,7 @@ from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
 from memtui.manager import MemoryManager
-from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import PROFILES
 

@@ -12,9 +12,8 @@ import operator
 import struct
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from memtui.embeddings.base import EmbeddingProvider, degenerate, embed_query_text
 from memtui.index.store import ChunkRow, DriverError, Store
@@ -37,8 +36,8 @@ from memtui.search.ranking import (
     mmr_order,
     named_months,
     needs_mtime,
-    truncate_utf16,
 )
+from memtui.search.response import Candidate, SearchOptions, SearchResponse
 from memtui.settings.config import MemorySearchSettings
 
 if TYPE_CHECKING:
@@ -61,129 +60,6 @@ def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float,
     if profile == "memtui" and not hybrid.weights_configured:
         return MEMTUI_WEIGHTS
     return hybrid.vector_weight, hybrid.text_weight
-
-
-@dataclass
-class Candidate:
-    """One chunk considered by a search, with every number that decided its fate."""
-
-    id: str
-    path: str
-    source: str
-    start_line: int
-    end_line: int
-    text: str
-    vector_score: float | None = None
-    text_score: float | None = None
-    bm25: float | None = None
-    vector_rank: int | None = None
-    text_rank: int | None = None
-    cosine: float | None = None
-    matched_by: list[str] = field(default_factory=list)
-    base_score: float = 0.0
-    date_boost: float = 0.0
-    decay: float = 1.0
-    age_days: float | None = None
-    score: float = 0.0
-    sorted_rank: int = 0
-    mmr_rank: int | None = None
-    rank: int | None = None
-    threshold: str | None = None
-    stage: str = "returned"
-
-    @property
-    def snippet(self) -> str:
-        """The first 700 UTF-16 units of the chunk text."""
-        return truncate_utf16(self.text)
-
-    @property
-    def key(self) -> str:
-        """`source:path:start:end`, used by the relax rule."""
-        return f"{self.source}:{self.path}:{self.start_line}:{self.end_line}"
-
-    def trace(self) -> dict[str, Any]:
-        """The whole score breakdown as JSON."""
-        return {
-            "id": self.id,
-            "score": self.score,
-            "baseScore": self.base_score,
-            "dateBoost": self.date_boost,
-            "vectorScore": self.vector_score,
-            "textScore": self.text_score,
-            "bm25": self.bm25,
-            "cosine": self.cosine,
-            "vectorRank": self.vector_rank,
-            "textRank": self.text_rank,
-            "matchedBy": list(self.matched_by),
-            "decay": self.decay,
-            "ageDays": self.age_days,
-            "sortedRank": self.sorted_rank,
-            "mmrRank": self.mmr_rank,
-            "rank": self.rank,
-            "threshold": self.threshold,
-            "stage": self.stage,
-        }
-
-
-@dataclass
-class SearchOptions:
-    """Per-search overrides of the configured query settings."""
-
-    max_results: int | None = None
-    min_score: float | None = None
-    sources: Sequence[str] | None = None
-
-
-@dataclass
-class SearchResponse:
-    """A search's results plus everything needed to explain them."""
-
-    query: str
-    profile: str
-    mode: str
-    results: list[Candidate]
-    candidates: list[Candidate]
-    keyword: KeywordQuery | None
-    keyword_fallback_terms: list[str]
-    min_score: float
-    max_results: int
-    candidate_limit: int
-    vector_weight: float
-    text_weight: float
-    relaxed: bool
-    filtered_count: int
-    vector_skipped: str | None
-    elapsed_ms: float
-    text_normalization: str | None = None
-    vector_normalization: str | None = None
-    threshold_rule: str = "score >= minScore"
-    skipped_vectors: int = 0  # stored vectors without a direction the vector side met and left out
-
-    def explain(self) -> dict[str, Any]:
-        """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
-        return {
-            "profile": self.profile,
-            "mode": self.mode,
-            "ftsQuery": self.keyword.match if self.keyword else None,
-            "ftsOperator": self.keyword.operator if self.keyword else None,
-            "terms": list(self.keyword.terms) if self.keyword else [],
-            "droppedTerms": list(self.keyword.dropped) if self.keyword else [],
-            "keywordFallbackTerms": self.keyword_fallback_terms,
-            "minScore": self.min_score,
-            "maxResults": self.max_results,
-            "candidateLimit": self.candidate_limit,
-            "vectorWeight": self.vector_weight,
-            "textWeight": self.text_weight,
-            "relaxed": self.relaxed,
-            "filteredByMinScore": self.filtered_count,
-            "candidates": len(self.candidates),
-            "vectorSkipped": self.vector_skipped,
-            "skippedVectors": self.skipped_vectors,
-            "textNormalization": self.text_normalization,
-            "vectorNormalization": self.vector_normalization,
-            "thresholdRule": self.threshold_rule,
-            "searchMs": round(self.elapsed_ms, 2),
-        }
 
 
 CLASSIC_PROFILE = "openclaw-2026.4"

@@ -11,9 +11,9 @@ import numpy as np
 
 from memtui.errors import PathError
 from memtui.index.store import ChunkRow, Store
-from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.fts_query import stemmed_match
 from memtui.search.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
+from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.config import MemorySearchSettings
 
 

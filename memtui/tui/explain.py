@@ -10,8 +10,8 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
-from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.ranking import bm25_rank_to_score
+from memtui.search.response import Candidate, SearchResponse
 
 SCORE_RULE = "score >= minScore"  # the engine's plain rule; memtui's hybrid profile thresholds the evidence
 LABEL = 21  # the label column, as wide as the longest label: every section's values start in one column

@@ -9,7 +9,7 @@ from textual.message import Message
 
 if TYPE_CHECKING:  # the indexer loads with the first sync, after the first frame
     from memtui.index.indexer import Progress, SyncReport
-    from memtui.search.engine import SearchResponse
+    from memtui.search.response import SearchResponse
     from memtui.tui.browser_model import BrowserEntry, Listing
 
 

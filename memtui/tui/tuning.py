@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, fields, replace
 
 from memtui.errors import ConfigError
-from memtui.search.engine import Candidate, hybrid_weights
+from memtui.search.engine import hybrid_weights
+from memtui.search.response import Candidate
 from memtui.settings.config import PROFILES, MemorySearchSettings, with_weights
 from memtui.settings.openclaw_2026_9 import FIXED_HYBRID
 

@@ -9,7 +9,7 @@ import json5
 import pytest
 
 from memtui.errors import MemtuiError
-from memtui.search.engine import Candidate
+from memtui.search.response import Candidate
 from memtui.settings.config import MemorySearchSettings
 from memtui.tui.curation import append_note, markdown_entry, promote_lines
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks

@@ -537,7 +537,7 @@ async def test_at_80x24_the_viewer_has_room_and_the_footer_fits(manager: MemoryM
 
 
 def test_keyword_only_zero_scores_and_the_relax_rule_are_explained() -> None:
-    from memtui.search.engine import Candidate, SearchResponse
+    from memtui.search.response import Candidate, SearchResponse
     from memtui.tui.widgets.trace import trace_lines
 
     hit = Candidate(id="c", path="memory/2026-04-28.md", source="memory", start_line=1, end_line=6, text="x",

@@ -286,7 +286,7 @@ async def test_dreams_promotion_is_refused_on_a_read_only_index(manager: MemoryM
 
 
 def test_the_trace_formula_adds_up_with_a_date_boost() -> None:
-    from memtui.search.engine import Candidate, SearchResponse
+    from memtui.search.response import Candidate, SearchResponse
     from memtui.tui.widgets.trace import trace_lines
 
     hit = Candidate(id="c", path="memory/2026-04-28.md", source="memory", start_line=1, end_line=6, text="x",

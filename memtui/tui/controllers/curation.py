@@ -13,7 +13,7 @@ from textual.widgets.text_area import Selection
 from memtui.atomic import ConflictError, open_for_read, parts_below
 from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
-from memtui.search.engine import Candidate
+from memtui.search.response import Candidate
 from memtui.tools import format_citation
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file

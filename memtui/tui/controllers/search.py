@@ -11,7 +11,7 @@ from textual.timer import Timer
 from textual.widgets import DataTable, Input, Static, TabbedContent
 
 from memtui.errors import MemtuiError
-from memtui.search.engine import Candidate, SearchResponse
+from memtui.search.response import Candidate, SearchResponse
 from memtui.tui.actions import bound_keys
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.explain import no_hits_text, query_explanation

@@ -10,7 +10,7 @@ from rich.text import Text
 from textual.binding import Binding, BindingType
 from textual.widgets import DataTable
 
-from memtui.search.engine import Candidate
+from memtui.search.response import Candidate
 from memtui.tui.actions import bindings_for
 
 _EIGHTHS = " ▏▎▍▌▋▊▉█"

@@ -14,8 +14,8 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
-from memtui.search.engine import Candidate, SearchResponse
 from memtui.search.ranking import bm25_rank_to_score
+from memtui.search.response import Candidate, SearchResponse
 from memtui.tools import format_citation
 from memtui.tui.actions import bindings_for
 from memtui.tui.explain import SCORE_RULE, evidence

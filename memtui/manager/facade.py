@@ -11,7 +11,6 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from memtui.agentdb.index_summary import openclaw_view
 from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
@@ -34,8 +33,10 @@ from memtui.index.store import (
 from memtui.index.sync_queue import SyncQueue, SyncRequest
 from memtui.issues import FileIssue, carried_over
 from memtui.jscompat import js_stringify
-from memtui.search.engine import Searcher, SearchOptions, SearchResponse
+from memtui.manager.status import StatusReport
+from memtui.search.engine import Searcher
 from memtui.search.fast_search import FastSearch
+from memtui.search.response import SearchOptions, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
 from memtui.settings.paths import same_folder
@@ -52,7 +53,7 @@ PROVIDER_RETRY_S = 300.0
 REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
-class MemoryManager(EventHub):
+class MemoryManager(StatusReport, EventHub):
     """Owns an agent's index: provider, store, sync, search, tools and status."""
 
     def __init__(self, env: AgentEnv, *, provider: EmbeddingProvider | None = _UNSET):
@@ -510,70 +511,6 @@ class MemoryManager(EventHub):
 
     # -- status -----------------------------------------------------------------------------
 
-    def status(self, *, deep: bool = False, scan: bool = True, verify: bool = True) -> dict[str, Any]:
-        """`status --json` (OpenClaw's fields plus memtui's); `scan=False` skips counting memory files on disk
-        (`scan.memoryFiles` None), `verify=False` comparing them with the index (a `SyncReport.complete` did)."""
-        self.current_store()
-        from memtui.index.workspace import list_memory_files
-
-        counts = self.store.counts()
-        caps = self.store.capabilities
-        scan_memory = (len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths))
-                       if self.env.workspace_dir.is_dir() else 0) if scan else None
-        source_counts = [
-            {"source": s, "files": counts.get(s, {}).get("files", 0), "chunks": counts.get(s, {}).get("chunks", 0)}
-            for s in self.settings.sources
-        ]
-        meta = self.store.read_meta()
-        stale = None if self.env.read_only else self.stale_reason() if verify else self.index_mismatch()
-        status: dict[str, Any] = {
-            "backend": "builtin",
-            "agentId": self.env.agent_id,
-            "files": sum(c["files"] for c in counts.values()),
-            "chunks": sum(c["chunks"] for c in counts.values()),
-            "dirty": self.dirty or stale is not None,
-            "workspaceDir": str(self.env.workspace_dir),
-            "dbPath": str(self.env.store_path),
-            "readOnly": self.env.read_only,
-            "indexIdentity": {**self.workspace_check.to_json(),
-                              "changedElsewhere": self.store.check_external_writes()},
-            "provider": self.provider.id if self.provider else NO_PROVIDER,
-            "model": self.model,
-            "modelPath": getattr(self.provider, "model_path", None),
-            "requestedProvider": self.requested_provider,
-            "providerSource": self.provider_source,
-            "profile": self.env.profile,
-            "sources": list(self.settings.sources),
-            "extraPaths": list(self.settings.extra_paths),
-            "sourceCounts": source_counts,
-            "scan": {"memoryFiles": scan_memory},
-            "cache": {"enabled": self.settings.cache.enabled, "entries": self.store.cache_count(),
-                      "maxEntries": self.settings.cache.max_entries},
-            "fts": {"enabled": self.settings.query.hybrid.enabled, "available": caps.fts_available,
-                    "error": caps.fts_error},
-            "vector": {"enabled": self.settings.store.vector_enabled, "available": caps.vector_available,
-                       "extensionPath": self.settings.store.vector_extension_path, "loadError": caps.vector_error,
-                       "dims": self.store.vector_dims() or (meta or {}).get("vectorDims")},
-            "custom": {"searchMode": "fts-only" if self.provider is None else "hybrid",
-                       "providerUnavailableReason": self.provider_reason if self.provider is None else None,
-                       "dirtyReason": stale,
-                       "driver": caps.driver},
-            "meta": meta,
-            "issues": self._issues(),
-        }
-        if self.fallback:
-            status["fallback"] = self.fallback
-        batch_status = getattr(self.provider, "batch_status", None)
-        if callable(batch_status) and batch_status() is not None:
-            status["batch"] = batch_status()
-        if self.last_sync:
-            status["lastSync"] = self.last_sync.to_json()
-        status["openclaw"] = openclaw_view(self.env.generation)
-        status["openclawStorePath"] = status["openclaw"]["path"]
-        if deep:
-            status["embeddingProbe"] = self._probe()
-        return status
-
     def stale_reason(self) -> str | None:
         """Why the index does not answer for this process as it should: built for another provider or
         settings, or a memory file new, changed or gone since the last sync (also one killed halfway)."""
@@ -585,16 +522,3 @@ class MemoryManager(EventHub):
                    if str(issue.get("reason", "")).endswith("skipped")}
         return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.extra_paths,
                                                          self.store.file_rows(), skipped)
-
-    def _issues(self) -> list[dict[str, Any]]:
-        recorded = self.store.read_issues()
-        return [*(n.to_json() for n in self.notices if n.to_json() not in recorded), *recorded]
-
-    def _probe(self) -> dict[str, Any]:
-        if self.provider is None:
-            return {"ok": False, "error": "No embedding provider available (FTS-only mode)"}
-        try:
-            vector = self.provider.embed_query("ping")
-        except Exception as exc:
-            return {"ok": False, "error": str(exc)}
-        return {"ok": True, "dims": len(vector)}

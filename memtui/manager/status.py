@@ -1,0 +1,90 @@
+"""`memtui status --json`: OpenClaw's status fields plus memtui's (index identity, provider, driver, issues) and
+what the OpenClaw state dir holds (its generation and, for 2026.9, the agent database's own index)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memtui.agentdb.index_summary import openclaw_view
+from memtui.embeddings.base import NO_PROVIDER
+
+
+class StatusReport:
+    """The `status` part of the memory manager (a mixin of `MemoryManager`, whose state it reads)."""
+
+    def status(self, *, deep: bool = False, scan: bool = True, verify: bool = True) -> dict[str, Any]:
+        """`status --json` (OpenClaw's fields plus memtui's); `scan=False` skips counting memory files on disk
+        (`scan.memoryFiles` None), `verify=False` comparing them with the index (a `SyncReport.complete` did)."""
+        self.current_store()
+        from memtui.index.workspace import list_memory_files
+
+        counts = self.store.counts()
+        caps = self.store.capabilities
+        scan_memory = (len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths))
+                       if self.env.workspace_dir.is_dir() else 0) if scan else None
+        source_counts = [
+            {"source": s, "files": counts.get(s, {}).get("files", 0), "chunks": counts.get(s, {}).get("chunks", 0)}
+            for s in self.settings.sources
+        ]
+        meta = self.store.read_meta()
+        stale = None if self.env.read_only else self.stale_reason() if verify else self.index_mismatch()
+        status: dict[str, Any] = {
+            "backend": "builtin",
+            "agentId": self.env.agent_id,
+            "files": sum(c["files"] for c in counts.values()),
+            "chunks": sum(c["chunks"] for c in counts.values()),
+            "dirty": self.dirty or stale is not None,
+            "workspaceDir": str(self.env.workspace_dir),
+            "dbPath": str(self.env.store_path),
+            "readOnly": self.env.read_only,
+            "indexIdentity": {**self.workspace_check.to_json(),
+                              "changedElsewhere": self.store.check_external_writes()},
+            "provider": self.provider.id if self.provider else NO_PROVIDER,
+            "model": self.model,
+            "modelPath": getattr(self.provider, "model_path", None),
+            "requestedProvider": self.requested_provider,
+            "providerSource": self.provider_source,
+            "profile": self.env.profile,
+            "sources": list(self.settings.sources),
+            "extraPaths": list(self.settings.extra_paths),
+            "sourceCounts": source_counts,
+            "scan": {"memoryFiles": scan_memory},
+            "cache": {"enabled": self.settings.cache.enabled, "entries": self.store.cache_count(),
+                      "maxEntries": self.settings.cache.max_entries},
+            "fts": {"enabled": self.settings.query.hybrid.enabled, "available": caps.fts_available,
+                    "error": caps.fts_error},
+            "vector": {"enabled": self.settings.store.vector_enabled, "available": caps.vector_available,
+                       "extensionPath": self.settings.store.vector_extension_path, "loadError": caps.vector_error,
+                       "dims": self.store.vector_dims() or (meta or {}).get("vectorDims")},
+            "custom": {"searchMode": "fts-only" if self.provider is None else "hybrid",
+                       "providerUnavailableReason": self.provider_reason if self.provider is None else None,
+                       "dirtyReason": stale,
+                       "driver": caps.driver},
+            "meta": meta,
+            "issues": self._issues(),
+        }
+        if self.fallback:
+            status["fallback"] = self.fallback
+        batch_status = getattr(self.provider, "batch_status", None)
+        if callable(batch_status) and batch_status() is not None:
+            status["batch"] = batch_status()
+        if self.last_sync:
+            status["lastSync"] = self.last_sync.to_json()
+        status["openclaw"] = openclaw_view(self.env.generation)
+        status["openclawStorePath"] = status["openclaw"]["path"]
+        if deep:
+            status["embeddingProbe"] = self._probe()
+        return status
+
+    def _issues(self) -> list[dict[str, Any]]:
+        recorded = self.store.read_issues()
+        return [*(n.to_json() for n in self.notices if n.to_json() not in recorded), *recorded]
+
+    def _probe(self) -> dict[str, Any]:
+        if self.provider is None:
+            return {"ok": False, "error": "No embedding provider available (FTS-only mode)"}
+        try:
+            vector = self.provider.embed_query("ping")
+        except Exception as exc:
+            return {"ok": False, "error": str(exc)}
+        return {"ok": True, "dims": len(vector)}
