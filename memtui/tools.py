@@ -10,6 +10,7 @@ from typing import Any, BinaryIO
 from memtui.atomic import EscapeError, open_for_read, parts_below
 from memtui.errors import PathError, ToolInputError
 from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
+from memtui.search.agent_db import cli_json
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
 
@@ -71,17 +72,21 @@ def search_payload(response: SearchResponse, *, provider: str, model: str | None
     """The `memory_search` JSON: results sorted by score then path (`localeCompare`), cut to
     max(1, maxResults ?? 10); `model` only with a provider; `debug.hits` counts the search's results."""
     citations = include_citations(citations_mode, session_key)
-    hits = sorted(response.results, key=lambda h: (-h.score, js_locale_key(h.path)))
-    hits = hits[: max(1, DEFAULT_TOOL_RESULTS if max_results is None else math.trunc(max_results))]
-    payload: dict[str, Any] = {
-        "results": [hit_json(h, mode=response.mode, citations=citations, explain=explain) for h in hits],
-        "provider": provider,
-    }
+    if response.generation is not None:  # OpenClaw 2026.9's own order (exact path tiers first), its hit shape
+        hits = response.results
+        results = agent_results(response, citations=citations, explain=explain)
+    else:
+        hits = sorted(response.results, key=lambda h: (-h.score, js_locale_key(h.path)))
+        hits = hits[: max(1, DEFAULT_TOOL_RESULTS if max_results is None else math.trunc(max_results))]
+        results = [hit_json(h, mode=response.mode, citations=citations, explain=explain) for h in hits]
+    payload: dict[str, Any] = {"results": results, "provider": provider}
     if model is not None:
         payload["model"] = model
     if fallback:
         payload["fallback"] = fallback
     payload["citations"] = citations_mode
+    if response.generation is not None:
+        payload["mode"] = response.mode
     payload["debug"] = {
         "backend": "builtin",
         "effectiveMode": "n/a",
@@ -91,6 +96,21 @@ def search_payload(response: SearchResponse, *, provider: str, model: str | None
     if explain:
         payload["explain"] = response.explain()
     return payload
+
+
+def agent_results(response: SearchResponse, *, citations: bool, explain: bool) -> list[dict[str, Any]]:
+    """2026.9.6's `memory_search` results: the `memory search --json` hits (importance, triggers, projectKey and
+    provenance when set), each with `corpus`, and the citation appended to the snippet when citations apply."""
+    results = []
+    for hit, item in zip(response.results, cli_json(response)["results"], strict=True):
+        if citations:
+            item["citation"] = format_citation(hit.path, hit.start_line, hit.end_line)
+            item["snippet"] = f"{js_trim(item['snippet'])}\n\nSource: {item['citation']}"
+        item["corpus"] = "memory"
+        if explain:
+            item["explain"] = hit.trace()
+        results.append(item)
+    return results
 
 
 def error_payload(error: str) -> dict[str, Any]:

@@ -98,7 +98,7 @@ def test_search_profile_openclaw_answers_from_openclaws_own_index_as_2026_9_6(tm
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
     """`memtui search --profile openclaw --json` on a 2026.9 agent prints what the real `openclaw memory search
     --json` printed for every recorded query (its clock pinned to the recording's), without writing a byte."""
-    import memtui.commands.search_agent_db as agent_search
+    import memtui.search.agent_db as agent_search
 
     agent = build_agent(tmp_path)
     before = snapshot(agent.state, agent.workspace)

@@ -54,6 +54,7 @@ def finalize_keyword_only(index: AgentIndex, hits: list[Hit], *, now_ms: int, mi
             content = hit.score if hit.has_body else 0.0
             hit.score = (1 + max(0.0, min(1.0, content))) / 2
             hit.trace["exactTieScore"] = hit.score
+        hit.trace["preDecayScore"] = hit.score
     apply_decay(index, hits, now_ms, workspace_dir, lambda h: h, lambda h: h.score,
                 lambda h, s: setattr(h, "score", s))
     for hit in hits:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import argparse
+import sys
 
 from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
 from memtui.manager import MemoryManager
+from memtui.search.agent_db import GENERATION, NOT_INDEXED
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import PROFILES
@@ -64,15 +66,17 @@ def run(args: argparse.Namespace) -> int:
     env = agent_from_args(args)
     if env.backend == "qmd":
         return _run_qmd(args, env, query)
-    if not args.why and (args.profile or env.profile) == "openclaw" and env.generation.name == "2026.9":
-        from memtui.commands.search_agent_db import agent_index_to_answer, run_agent_db  # regex: only here
-
-        summary = agent_index_to_answer(env, args.profile)
-        if summary is not None:
-            return run_agent_db(args, env, query, summary)
     with MemoryManager(env) as manager:
-        if not args.no_sync:
+        agent_db = manager.agent_db_index(args.profile) is not None
+        if not agent_db and (args.profile or env.profile) == "openclaw" and env.generation.name == GENERATION:
+            print(f"memtui: {NOT_INDEXED}", file=sys.stderr)
+        if not args.no_sync and not agent_db:
             manager.ensure_indexed()
+        if agent_db and not args.why:
+            from memtui.commands.search_agent_db import print_agent_db
+
+            return print_agent_db(args, manager.search(query, max_results=args.max_results,
+                                                       min_score=args.min_score, profile=args.profile))
         if args.why:
             return _why(manager, query, args)
         if args.json:

@@ -11,6 +11,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from memtui.agentdb.index_summary import AgentIndexSummary
 from memtui.atomic import sweep_stale_temps, sweep_stale_temps_of
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, embed_query_text, model_name
 from memtui.errors import MemtuiError, ProviderError, StoreError, unexpected_message
@@ -34,6 +35,7 @@ from memtui.index.sync_queue import SyncQueue, SyncRequest
 from memtui.issues import FileIssue, carried_over
 from memtui.jscompat import js_stringify
 from memtui.manager.status import StatusReport
+from memtui.search.agent_db import GENERATION, AgentDatabase, search_response
 from memtui.search.engine import Searcher
 from memtui.search.fast_search import FastSearch
 from memtui.search.response import SearchOptions, SearchResponse
@@ -79,6 +81,7 @@ class MemoryManager(StatusReport, EventHub):
         self.workspace_check = self._check_workspace()
         self._repairs_reported = 0
         self.fast = FastSearch()
+        self.agent_db = AgentDatabase(env.generation.path) if env.generation.name == GENERATION else None
         self.dirty = not env.read_only and (("memory" in self.settings.sources and self.index_mismatch() is not None)
                                             or self.workspace_check.foreign is not None)
         self.queue = SyncQueue(self._run_request, self._write_lock)
@@ -454,8 +457,12 @@ class MemoryManager(StatusReport, EventHub):
                sources: list[str] | None = None, profile: str | None = None,
                settings: MemorySearchSettings | None = None, now: datetime | None = None,
                query_vector: list[float] | None = None) -> SearchResponse:
-        """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning)."""
+        """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning). Profile
+        `openclaw` on a 2026.9 agent OpenClaw has indexed is answered from OpenClaw's own agent database."""
         profile = profile or self.env.profile
+        if self.agent_db_index(profile) is not None:
+            return self._search_agent_db(query, max_results=max_results, min_score=min_score, now=now,
+                                         query_vector=query_vector, settings=settings or self.settings)
         self.current_store()
         self._answer_for_this_workspace()
         store = self.store
@@ -463,6 +470,34 @@ class MemoryManager(StatusReport, EventHub):
         searcher = Searcher(store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
         return searcher.search(query, options, now=now, query_vector=query_vector)
+
+    def agent_db_index(self, profile: str | None = None) -> AgentIndexSummary | None:
+        """OpenClaw 2026.9's own index when it answers searches of `profile` (`openclaw` on a 2026.9 agent whose
+        database holds an index), else None."""
+        if (profile or self.env.profile) != "openclaw" or self.agent_db is None:
+            return None
+        return self.agent_db.indexed()
+
+    def _search_agent_db(self, query: str, *, max_results: int | None, min_score: float | None,
+                         now: datetime | None, query_vector: list[float] | None,
+                         settings: MemorySearchSettings) -> SearchResponse:
+        assert self.agent_db is not None
+        summary = self.agent_db.summary()
+        model, skipped = summary.meta.get("model"), None
+        if not summary.vectors:
+            query_vector = None
+        elif self.provider is None or self.provider.model != model:
+            have = self.provider.model if self.provider is not None else "no embedding provider"
+            skipped = (f"OpenClaw's vectors are of {model}; memtui has {have} here, so this ranks keyword-only, as "
+                       "OpenClaw does without its provider")
+            query_vector = None
+        elif query_vector is None:
+            query_vector = self.embed_query(query)
+        query_settings = settings.query
+        return search_response(self.agent_db, query, query_vector=query_vector, vector_skipped=skipped, now=now,
+                               max_results=query_settings.max_results if max_results is None else max_results,
+                               min_score=query_settings.min_score if min_score is None else min_score,
+                               workspace_dir=self.env.workspace_dir)
 
     def embed_query(self, query: str) -> list[float] | None:
         """The query vector (None in FTS-only mode), so callers can re-rank without re-embedding."""
@@ -474,7 +509,7 @@ class MemoryManager(StatusReport, EventHub):
         """The `memory_search` tool as OpenClaw runs it: an empty index syncs first, a dirty one in the background;
         OpenClaw's JSON (+ breakdown on request). `record`: an agent's search (MCP) feeds the recall store."""
         self.current_store()
-        if not self.env.read_only and query.strip():
+        if not self.env.read_only and query.strip() and self.agent_db_index(profile) is None:
             if self.index_mismatch() is not None or (self.store.chunk_count() == 0 and self.dirty):
                 self.sync(reason="search")
             else:

@@ -38,6 +38,7 @@ class Candidate:
     rank: int | None = None
     threshold: str | None = None
     stage: str = "returned"
+    openclaw: dict[str, Any] | None = None  # a 2026.9 agent DB hit: importance, triggers, provenance, its trace
 
     @property
     def snippet(self) -> str:
@@ -70,6 +71,7 @@ class Candidate:
             "rank": self.rank,
             "threshold": self.threshold,
             "stage": self.stage,
+            **({"openclaw": self.openclaw} if self.openclaw is not None else {}),
         }
 
 
@@ -106,6 +108,8 @@ class SearchResponse:
     vector_normalization: str | None = None
     threshold_rule: str = "score >= minScore"
     skipped_vectors: int = 0  # stored vectors without a direction the vector side met and left out
+    generation: str | None = None  # "2026.9": OpenClaw's agent database answered (`database`), not memtui's index
+    database: str | None = None
 
     def explain(self) -> dict[str, Any]:
         """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
@@ -130,5 +134,6 @@ class SearchResponse:
             "textNormalization": self.text_normalization,
             "vectorNormalization": self.vector_normalization,
             "thresholdRule": self.threshold_rule,
+            **({"generation": self.generation, "database": self.database} if self.generation else {}),
             "searchMs": round(self.elapsed_ms, 2),
         }

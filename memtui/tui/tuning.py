@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, fields, replace
+from dataclasses import field as dataclass_field
 
 from memtui.errors import ConfigError
 from memtui.search.engine import hybrid_weights
@@ -58,6 +59,9 @@ class Tuning:
     decay_enabled: bool
     half_life_days: int
     profile: str
+    # (profile, vector weight, text weight) as configured: switching the profile searches with its weights,
+    # the ones `memtui search --profile` uses
+    profile_weights: tuple[tuple[str, float, float], ...] = dataclass_field(default=(), compare=False, repr=False)
 
     @classmethod
     def from_settings(cls, settings: MemorySearchSettings, profile: str) -> Tuning:
@@ -70,6 +74,7 @@ class Tuning:
             max_results=settings.query.max_results, mmr_enabled=hybrid.mmr.enabled, mmr_lambda=hybrid.mmr.lambda_,
             decay_enabled=hybrid.temporal_decay.enabled, half_life_days=hybrid.temporal_decay.half_life_days,
             profile=profile,
+            profile_weights=tuple((name, *hybrid_weights(settings, name)) for name in PROFILES),
         )
 
     def value_text(self, field: str) -> str:
@@ -86,6 +91,11 @@ class Tuning:
         if knob.numeric and not isinstance(value, bool | str):
             value = max(knob.low, min(knob.high, round(float(value), 4)))
             value = int(value) if knob.integer else value
+        if field == "profile":
+            weights = {name: (vector, text) for name, vector, text in self.profile_weights}
+            if value in weights:
+                vector, text = weights[str(value)]
+                return replace(self, profile=str(value), vector_weight=vector, text_weight=text)
         if field == "vector_weight":
             return replace(self, vector_weight=float(value), text_weight=round(1 - float(value), 4))
         if field == "text_weight":
@@ -118,7 +128,7 @@ class Tuning:
     def changed_from(self, other: Tuning) -> list[str]:
         """Labels of the knobs whose values differ from `other` (the configured values)."""
         return [KNOBS_BY_FIELD[f.name].label for f in fields(self)
-                if getattr(self, f.name) != getattr(other, f.name)]
+                if f.name in KNOBS_BY_FIELD and getattr(self, f.name) != getattr(other, f.name)]
 
     def apply(self, settings: MemorySearchSettings) -> MemorySearchSettings:
         """`settings` with these knobs (weights normalised like the config resolver)."""

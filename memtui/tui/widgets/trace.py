@@ -19,6 +19,7 @@ from memtui.search.response import Candidate, SearchResponse
 from memtui.tools import format_citation
 from memtui.tui.actions import bindings_for
 from memtui.tui.explain import SCORE_RULE, evidence
+from memtui.tui.widgets.trace_2026_9 import openclaw_trace_lines
 
 SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
 FLAT_BM25 = 0.005  # |bm25| under this: the terms are everywhere (IDF ≈ 0)
@@ -79,6 +80,8 @@ def _vector_list(hit: Candidate, response: SearchResponse) -> str:
 
 def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str]]:
     """(label, value) rows explaining how the hit's score and rank came about."""
+    if hit.openclaw is not None:
+        return openclaw_trace_lines(hit, response)
     rows: list[tuple[str, str]] = [("rank", _order(hit, response))]
     if response.mode == "hybrid":
         boost = f" + date {hit.date_boost:.3f}" if hit.date_boost else ""
