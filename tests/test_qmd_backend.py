@@ -78,8 +78,10 @@ def test_real_qmd_collections_search_update_and_get(tmp_path: Path, workspace: P
         status = manager.status()
         assert status["backend"] == "qmd" and status["qmd"]["version"].startswith("qmd 2.8.3")
         assert status["qmd"]["documents"] == {"memory-root-main": 1, "memory-dir-main": 3, "runbooks": 1}
-        assert Path(status["qmd"]["indexPath"]) == tmp_path / "state/agents/main/qmd/xdg-cache/qmd/index.sqlite"
+        # qmd's index and config live in memtui's data dir; nothing is written into the OpenClaw state dir
+        assert Path(status["qmd"]["indexPath"]) == env.memtui_dir / "qmd/main/xdg-cache/qmd/index.sqlite"
         assert Path(status["qmd"]["indexPath"]).is_file()
+        assert sorted(p.name for p in (tmp_path / "state").iterdir()) == ["openclaw.json"]
 
         found = manager.memory_search("connection pool", session_key=DIRECT)
         assert found["debug"]["backend"] == "qmd" and found["provider"] == "qmd"

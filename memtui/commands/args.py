@@ -24,7 +24,7 @@ def common_parser(*, for_subcommand: bool = False) -> argparse.ArgumentParser:
     group.add_argument("--provider", metavar="ID", default=default,
                        help="embedding provider override; 'none' means FTS-only")
     group.add_argument("--store", metavar="FILE", default=default,
-                       help="index file (default <state>/memtui/<agent>.sqlite)")
+                       help="index file (default: memtui's data dir, $MEMTUI_DATA_DIR or ~/.local/share/memtui)")
     group.add_argument("--read-only", action="store_true", default=argparse.SUPPRESS if for_subcommand else False,
                        help="open an existing index without writing to it")
     return parser

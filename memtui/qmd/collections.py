@@ -50,7 +50,7 @@ def sessions_export_dir(env: AgentEnv, settings: QmdSettings) -> Path:
     """Where transcripts are exported as Markdown for qmd."""
     if settings.sessions_export_dir:
         return resolve_extra_path(env.workspace_dir, settings.sessions_export_dir)
-    return qmd_home(env.state_dir, env.agent_id) / "sessions"
+    return qmd_home(env.memtui_dir, env.agent_id) / "sessions"
 
 
 def build_collections(env: AgentEnv, settings: QmdSettings) -> list[Collection]:

@@ -64,7 +64,7 @@ class QmdMemoryManager(EventHub):
         self.qmd = settings or env.qmd
         self.clock = clock
         self.collections: list[Collection] = build_collections(env, self.qmd)
-        self.process_env = qmd_environment(env.state_dir, env.agent_id, self.qmd.node_dir)
+        self.process_env = qmd_environment(env.memtui_dir, env.agent_id, self.qmd.node_dir)
         self.dirty = True
         self.version: str | None = None
         self.served_by = "qmd"
@@ -119,7 +119,7 @@ class QmdMemoryManager(EventHub):
         log.warning("qmd unavailable, using the builtin engine for %.0f s: %s", FAILURE_COOLDOWN_S, reason)
 
     def _managed_state_path(self) -> Path:
-        return qmd_home(self.env.state_dir, self.env.agent_id) / "memtui-collections.json"
+        return qmd_home(self.env.memtui_dir, self.env.agent_id) / "memtui-collections.json"
 
     def _ensure_ready(self) -> None:
         """Probe the binary (2 s) and make qmd's collections match the configured ones."""
@@ -127,7 +127,7 @@ class QmdMemoryManager(EventHub):
             return
         if not self.env.workspace_dir.is_dir():
             raise QmdError(f"workspace {self.env.workspace_dir} is not available")
-        qmd_home(self.env.state_dir, self.env.agent_id).mkdir(parents=True, exist_ok=True)
+        qmd_home(self.env.memtui_dir, self.env.agent_id).mkdir(parents=True, exist_ok=True)
         self.version = probe_qmd(self.qmd.command, self.process_env, PROBE_TIMEOUT_S)
         state_path = self._managed_state_path()
         try:
@@ -178,7 +178,7 @@ class QmdMemoryManager(EventHub):
             self.last_embed is None or self.clock() - self.last_embed >= self.qmd.embed_interval_ms / 1000)
 
     def _embed(self) -> None:
-        lock_path = self.env.state_dir / "qmd" / "embed.lock"
+        lock_path = self.env.memtui_dir / "qmd" / "embed.lock"
         lock_path.parent.mkdir(parents=True, exist_ok=True)
         with open(lock_path, "a+") as handle:
             try:
@@ -252,7 +252,7 @@ class QmdMemoryManager(EventHub):
         return [c for c in self.collections if c.source != SESSIONS_SOURCE or "sessions" in self.settings.sources]
 
     def _resolve_docid(self, docid: str) -> tuple[str, str] | None:
-        path = qmd_index_path(self.env.state_dir, self.env.agent_id)
+        path = qmd_index_path(self.env.memtui_dir, self.env.agent_id)
         try:
             with closing(_open_read_only(path)) as conn:
                 row = conn.execute("SELECT collection, path FROM documents WHERE hash LIKE ? AND active = 1 "
@@ -384,7 +384,7 @@ class QmdMemoryManager(EventHub):
                     self._ensure_ready()
             except QmdError as exc:
                 self._fail(str(exc))
-        index = qmd_index_path(self.env.state_dir, self.env.agent_id)
+        index = qmd_index_path(self.env.memtui_dir, self.env.agent_id)
         qmd_info: dict[str, Any] = {
             "command": self.qmd.command,
             "version": self.version,

@@ -34,16 +34,17 @@ class QmdResult:
     returncode: int
 
 
-def qmd_home(state_dir: Path, agent_id: str) -> Path:
-    """`<state>/agents/<id>/qmd`: everything qmd writes for this agent lives below it."""
-    return state_dir / "agents" / agent_id / "qmd"
+def qmd_home(memtui_dir: Path, agent_id: str) -> Path:
+    """`<memtui's folder for the state dir>/qmd/<id>`: everything qmd writes for this agent lives below it, in
+    memtui's own data dir (never in the OpenClaw state dir, whose `agents/<id>/qmd` belongs to OpenClaw's QMD)."""
+    return memtui_dir / "qmd" / agent_id
 
 
-def qmd_environment(state_dir: Path, agent_id: str, node_dir: str | None = None,
+def qmd_environment(memtui_dir: Path, agent_id: str, node_dir: str | None = None,
                     base: dict[str, str] | None = None) -> dict[str, str]:
     """The environment of every qmd call: XDG dirs under the agent's qmd home, NO_COLOR, node on PATH."""
     env = dict(os.environ if base is None else base)
-    home = qmd_home(state_dir, agent_id)
+    home = qmd_home(memtui_dir, agent_id)
     config_home = home / "xdg-config"
     env["XDG_CONFIG_HOME"] = str(config_home)
     env["QMD_CONFIG_DIR"] = str(config_home / "qmd")
@@ -55,9 +56,9 @@ def qmd_environment(state_dir: Path, agent_id: str, node_dir: str | None = None,
     return env
 
 
-def qmd_index_path(state_dir: Path, agent_id: str) -> Path:
-    """Where qmd keeps this agent's index (`…/qmd/xdg-cache/qmd/index.sqlite`)."""
-    return qmd_home(state_dir, agent_id) / "xdg-cache" / "qmd" / "index.sqlite"
+def qmd_index_path(memtui_dir: Path, agent_id: str) -> Path:
+    """Where qmd keeps this agent's index (`…/qmd/<id>/xdg-cache/qmd/index.sqlite`)."""
+    return qmd_home(memtui_dir, agent_id) / "xdg-cache" / "qmd" / "index.sqlite"
 
 
 def run_qmd(command: str, args: list[str], *, env: dict[str, str], timeout_s: float,
