@@ -217,3 +217,24 @@ def test_index_text_rewrites_only_what_fts5_cannot_split_or_stem() -> None:
     assert index_text("东京的天气") == "东京 京的 的天 天气"
     assert index_text("Серверы упали") == "сервер упа"
     assert query_terms("データ") == ["デー", "ータ"]
+
+
+def test_words_in_every_chunk_give_no_text_score(make_env: Callable[..., AgentEnv], workspace) -> None:
+    """A speaker name in every chunk: FTS5 clamps its IDF to 1e-6, so its best |bm25| is ~1e-6. Normalising by
+    that best turned noise into text scores of 0.9-1.0 that outranked the chunk the model finds; they stay ≈ 0."""
+    for day in range(1, 25):
+        (workspace / "memory" / f"2026-10-{day:02d}.md").write_text(
+            f"# 2026-10-{day:02d}\n\n- Evan and Sam talked about hiking trail number {day} and the weather.\n",
+            encoding="utf-8")
+    (workspace / "memory" / "2026-10-30.md").write_text(
+        "# 2026-10-30\n\n- My smart watch tracks sleep and runs.\n", encoding="utf-8")
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("What does the smartwatch help Evan with?", min_score=0.0, profile="memtui")
+        flat = [c for c in response.candidates if c.bm25 is not None and "Evan" in c.text]
+        assert len(flat) >= 20 and all(abs(c.bm25) < 0.005 for c in flat)
+        assert max(c.text_score for c in flat) < 0.01
+        top = response.results[0]  # the vector side decides: the best cosine, not a chunk that merely names Evan
+        assert "Evan" not in top.text
+        assert top.cosine == max(c.cosine for c in response.candidates if c.cosine is not None)
+        assert "≈ 0" in response.explain()["textNormalization"]

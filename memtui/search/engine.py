@@ -51,6 +51,9 @@ MEMTUI_WEIGHTS = (0.35, 0.65)
 # Added to the fused score (0–1) of a daily log dated in a month the query names ("in August 2023"); measured
 # like the weights (LoCoMo dev, benchmarks/BENCHMARKS.md).
 DATE_BOOST = 0.5
+# |bm25| under this: the query's words are in nearly every chunk (FTS5 clamps their IDF to 1e-6), so the keyword
+# side tells chunks apart hardly at all; the memtui profile never normalises text scores by less.
+FLAT_BM25 = 0.005
 
 
 def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float, float]:
@@ -365,14 +368,19 @@ class Searcher:
         OpenClaw's r/(1+r) saturates near 1 for every good hit of a many-term query, so the text side
         barely ranks; relative to the best hit it spans 0–1. SciFact train, local MiniLM, weights 0.7/0.3:
         nDCG@10 0.679 → 0.718.
+
+        The divisor is never below `FLAT_BM25`: when every matched word is in most chunks (speaker names), FTS5
+        clamps their IDF to 1e-6 and the best |bm25| is noise, which must stay noise, not become a full text score.
         """
         best = max((-h.bm25 for h in hits if h.bm25 is not None and h.bm25 < 0), default=0.0)
         if best <= 0:
             return
         for hit in hits:
             if hit.bm25 is not None:
-                hit.text_score = max(0.0, -hit.bm25) / best
-        response.text_normalization = "bm25 / best keyword hit"
+                hit.text_score = max(0.0, -hit.bm25) / max(best, FLAT_BM25)
+        response.text_normalization = ("bm25 / best keyword hit" if best >= FLAT_BM25 else
+                                       f"bm25 / {FLAT_BM25} (the best keyword hit's bm25 is ≈ 0: its words are in "
+                                       "nearly every chunk)")
 
     def _vector(self, vector: Sequence[float], limit: int, model: str, sources: list[str],
                 skipped: list[str]) -> list[tuple[ChunkRow, float]]:

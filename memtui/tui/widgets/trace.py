@@ -14,6 +14,7 @@ from textual.binding import BindingType
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
+from memtui.search.engine import FLAT_BM25
 from memtui.search.ranking import bm25_rank_to_score
 from memtui.search.response import Candidate, SearchResponse
 from memtui.tools import format_citation
@@ -22,7 +23,6 @@ from memtui.tui.explain import SCORE_RULE, evidence
 from memtui.tui.widgets.trace_2026_9 import openclaw_trace_lines
 
 SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
-FLAT_BM25 = 0.005  # |bm25| under this: the terms are everywhere (IDF ≈ 0)
 STACKED_TEXT_LINES = 4  # chunk lines shown above the numbers when they are stacked (the viewer has the rest)
 
 
