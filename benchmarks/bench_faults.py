@@ -1,6 +1,6 @@
 """Fault injection (issue 15): attempts and failures per class, for the README's reliability section.
 
-Run: `python benchmarks/bench_faults.py [--rounds N] [--json]`
+Run: `python benchmarks/bench_faults.py [--rounds N] [--only CLASS] [--json]`
 
 Classes (a failure is what a user would call a bug):
   escapes      reads/writes tried outside the workspace: a symlink swapped in for a note while memory_get
@@ -17,6 +17,14 @@ Classes (a failure is what a user would call a bug):
   bad inputs   deep JSON in a transcript, a folder 1,100 levels deep, a deep config, nonsense chunking,
                foreign/truncated/random index files, an unwritable state dir, malformed MCP lines.
                Failure: a traceback, a multi-line error, or the rest of the memory not indexed.
+  links        (issue 29, items 3, 4, 8) hard links to an outside file as a note, MEMORY.md, a note in a
+               subfolder and in an extra path, read by `get`, MCP `memory_get` and indexed into search, and
+               written by a note, a save and a promotion; symlinks, a symlinked folder, a FIFO, a socket and
+               `/dev/zero` read by `get` and MCP `memory_get`; saves and appends while a folder on the way
+               flips between a folder, a symlink out and a file; `atomic_write_text` without `root=` through
+               a symlinked folder; `extraPaths` naming `/`, the home folder, the state dir or a folder above
+               it; an extra folder of 21,000 notes. Failure: a leak (outside content read, indexed or
+               written) or an unclear answer (no reason given, a raw OSError, a silent unbounded walk).
 
 Everything is real: files, SQLite, subprocesses, signals. Prints wall and CPU time and the load average.
 """
@@ -30,7 +38,9 @@ import os
 import random
 import shutil
 import signal
+import socket
 import sqlite3
+import stat
 import subprocess
 import sys
 import tempfile
@@ -48,7 +58,7 @@ from memtui.index.store import Store
 from memtui.manager import MemoryManager
 from memtui.settings.agent import resolve_agent
 from memtui.tools import memory_get
-from memtui.tui.curation import append_note, save_memory_file
+from memtui.tui.curation import append_note, promote_lines, save_memory_file
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path])}
 DAY = date(2026, 11, 30)
@@ -443,6 +453,197 @@ def bad_inputs(root: Path, tally: Tally) -> None:
     tally.record("Traceback" not in done.stderr, "MCP traceback on stderr")
 
 
+# -- links, special files, write races and extra paths (issue 29) -------------------------------------------------
+
+
+def _mcp_gets(state: Path, workspace: Path, paths: list[str]) -> list[dict]:
+    """`memory_get` of each path through a real `memtui mcp`, in one session."""
+    init = {"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "1"}}}
+    calls = [{"jsonrpc": "2.0", "id": i + 1, "method": "tools/call",
+              "params": {"name": "memory_get", "arguments": {"path": p}}} for i, p in enumerate(paths)]
+    server = subprocess.Popen([sys.executable, "-m", "memtui", "mcp", "--no-watch", "--state-dir", str(state),
+                               "--workspace", str(workspace), "--provider", "none"], stdin=subprocess.PIPE,
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True, env=ENV)
+    assert server.stdin is not None and server.stdout is not None
+    answers: dict[object, dict] = {}
+    for message in [init, *calls]:  # one at a time: stdin closed early cancels what is still running
+        server.stdin.write(json.dumps(message) + "\n")
+        server.stdin.flush()
+        while message["id"] not in answers and (line := server.stdout.readline()):
+            answer = json.loads(line)
+            answers[answer.get("id")] = answer
+    server.stdin.close()
+    server.wait(timeout=60)
+    return [json.loads(answers[i + 1]["result"]["content"][0]["text"]) if "result" in answers.get(i + 1, {})
+            else {"error": "no answer"} for i in range(len(paths))]
+
+
+def _record_read(tally: Tally, surface: str, text: str, error: str, reason: str) -> None:
+    """A leak when the secret came back; unclear when the refusal does not say `reason`."""
+    tally.record(SECRET not in text, f"leak: {surface}")
+    tally.record(SECRET in text or reason in error, f"unclear: {surface}")
+
+
+def links(root: Path, tally: Tally, rounds: int) -> None:
+    base = root / "links"
+    workspace, state, outside = make_workspace(base, 2), base / "state", base / "outside"
+    outside.mkdir()
+    secret = outside / "secret.md"
+    secret.write_text(f"# {SECRET}\n\n- {SECRET} line\n")
+    state.mkdir()
+    (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"memorySearch": {
+        "extraPaths": ["notes"]}}}}))
+    (workspace / "notes").mkdir()
+    (workspace / "memory" / "sub").mkdir()
+    hard = ["memory/hard.md", "memory/sub/hard.md", "notes/hard.md"]
+    for rel in hard:
+        os.link(secret, workspace / rel)
+    for rel in hard:
+        done = cli(state, workspace, "get", rel)
+        _record_read(tally, "get of a hard link", done.stdout, done.stderr, "hard link")
+    for answer in _mcp_gets(state, workspace, hard):
+        _record_read(tally, "MCP memory_get of a hard link", answer.get("text", ""), answer.get("error", ""),
+                     "hard link")
+    cli(state, workspace, "index", "--force")
+    found = json.loads(cli(state, workspace, "search", SECRET, "--json").stdout)["results"]
+    issues = json.dumps(json.loads(cli(state, workspace, "status", "--json").stdout).get("issues", []))
+    for rel in hard:
+        hit = any(r["path"] == rel for r in found)
+        tally.record(not hit, "leak: a hard link indexed into search")
+        tally.record(hit or (rel in issues and "hard link" in issues), "unclear: a hard link skipped silently")
+    for rel in hard:
+        os.unlink(workspace / rel)
+    # writes into the outside file through a hard-linked daily log, MEMORY.md and note
+    before = secret.read_bytes()
+    log = workspace / "memory" / f"{DAY.isoformat()}.md"
+    memory_md = workspace / "MEMORY.md"
+    memory_md.rename(base / "MEMORY.md.kept")
+    writes: list[tuple[Path, Callable[[], object]]] = [
+        (log, lambda: append_note(workspace, DAY, "note")),
+        (workspace / "memory" / "hard.md",
+         lambda: save_memory_file(workspace, "memory/hard.md", "replaced\n", expected_digest=False)),
+        (memory_md, lambda: promote_lines(workspace, path="memory/2026-10-01-n0.md", start_line=3, end_line=3,
+                                          text="- entry 0.0", day=DAY))]
+    for target, write in writes:
+        os.link(secret, target)
+        message = ""
+        try:
+            write()
+        except MemtuiError as exc:
+            message = str(exc)
+        tally.record(secret.read_bytes() == before, "leak: a write through a hard link")
+        tally.record("hard link" in message, "unclear: a write through a hard link")
+        os.unlink(target)
+    (base / "MEMORY.md.kept").rename(memory_md)
+    # symlinks, a symlinked folder, a FIFO, a socket, /dev/zero
+    memory = workspace / "memory"
+    os.symlink(secret, memory / "link.md")
+    os.symlink(outside, memory / "linked")
+    os.symlink("/dev/zero", memory / "zero.md")
+    os.mkfifo(memory / "pipe.md")
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(memory / "sock.md"))
+    special = {"memory/link.md": ("a symlink", "is a symlink"), "memory/pipe.md": ("a FIFO", "FIFO"),
+               "memory/linked/secret.md": ("a symlinked folder", "is a symlink"),
+               "memory/zero.md": ("a symlink to /dev/zero", "is a symlink"), "memory/sock.md": ("a socket", "socket")}
+    if os.geteuid() == 0:
+        os.mknod(memory / "dev.md", 0o600 | stat.S_IFCHR, os.makedev(1, 5))  # /dev/zero's device
+        special["memory/dev.md"] = ("a character device", "device")
+    for rel, (kind, reason) in special.items():
+        try:
+            done = cli(state, workspace, "get", rel, timeout=20)
+            _record_read(tally, f"get of {kind}", done.stdout, done.stderr, reason)
+        except subprocess.TimeoutExpired:
+            tally.record(False, f"unclear: get of {kind} hung")
+    for (kind, reason), answer in zip(special.values(), _mcp_gets(state, workspace, list(special)), strict=True):
+        _record_read(tally, f"MCP memory_get of {kind}", answer.get("text", ""), answer.get("error", ""), reason)
+    listener.close()
+    _write_races(workspace, outside, tally, rounds)
+    # the library API without root=: a symlinked folder on the way
+    os.symlink(outside, memory / "out")
+    message = ""
+    try:
+        atomic_write_text(memory / "out" / "secret.md", "overwritten\n")
+    except MemtuiError as exc:
+        message = str(exc)
+    tally.record(secret.read_bytes() == before, "leak: atomic_write_text without root= through a symlink")
+    tally.record("symlink" in message, "unclear: atomic_write_text without root= through a symlink")
+    _extra_paths(base, tally)
+
+
+def _write_races(workspace: Path, outside: Path, tally: Tally, rounds: int) -> None:
+    """Saves and appends into memory/race/ while it flips between a folder, a symlink out and a file."""
+    memory, stop = workspace / "memory", threading.Event()
+
+    def flip() -> None:
+        shapes = [lambda p: os.symlink(outside, p), lambda p: p.mkdir(), lambda p: p.write_text("x")]
+        turn = 0
+        while not stop.is_set():
+            turn += 1
+            staged, old = memory / f".race-{turn}", memory / f".race-old-{turn}"
+            shapes[turn % 3](staged)
+            with contextlib.suppress(OSError):  # a writer may have made memory/race meanwhile
+                os.rename(memory / "race", old)
+            with contextlib.suppress(OSError):
+                os.rename(staged, memory / "race")
+            for leftover in (staged, old):
+                if leftover.is_dir() and not leftover.is_symlink():
+                    shutil.rmtree(leftover, ignore_errors=True)
+                elif os.path.lexists(leftover):
+                    os.unlink(leftover)
+
+    flipper = threading.Thread(target=flip, daemon=True)
+    flipper.start()
+    writes: list[Callable[[], object]] = [
+        lambda: atomic_write_text(memory / "race" / "a.md", "overwritten\n", root=workspace),
+        lambda: save_memory_file(workspace, "memory/race/b.md", "saved\n", expected_digest=False)]
+    try:
+        for attempt in range(rounds * 150):
+            try:
+                writes[attempt % 2]()
+                raw = False
+            except MemtuiError:
+                raw = False
+            except OSError:
+                raw = True
+            tally.record(sorted(p.name for p in outside.iterdir()) == ["secret.md"], "leak: a racing write")
+            tally.record(not raw, "unclear: a racing write raised a raw OSError")
+    finally:
+        stop.set()
+        flipper.join()
+
+
+def _extra_paths(base: Path, tally: Tally) -> None:
+    """`extraPaths` naming the machine, the home folder or the state dir: dropped with a warning at resolution;
+    a folder of 21,000 notes: listed up to the bound, with an issue."""
+    home = base / "home"
+    state = home / ".openclaw"
+    workspace = make_workspace(state, 1)
+    entries = {"/": "the root", str(home): "the home folder", str(state): "the state dir", "..": "the state dir "
+               "(as ..)", str(base): "a folder holding the home folder"}
+    for entry, what in entries.items():
+        (state / "openclaw.json").write_text(json.dumps({"agents": {"defaults": {"memorySearch": {
+            "extraPaths": [entry]}}}}))
+        env = resolve_agent(state_dir=str(state), workspace=str(workspace), provider="none",
+                            env={**os.environ, "HOME": str(home), "OPENCLAW_HOME": ""})
+        tally.record(entry not in env.settings.extra_paths, f"leak: extraPaths naming {what} kept")
+        tally.record(any("extraPaths" in w for w in env.warnings), f"unclear: extraPaths naming {what}, no word")
+    from memtui.index.workspace import list_memory_files
+
+    big = base / "big"
+    for i in range(21_000):
+        if i % 1000 == 0:
+            (big / f"d{i // 1000:02d}").mkdir(parents=True)
+        (big / f"d{i // 1000:02d}" / f"n{i}.md").write_text("- a note\n")
+    issues: list = []
+    try:
+        listed = list_memory_files(workspace, [str(big)], issues=issues)  # type: ignore[call-arg]
+    except TypeError:
+        listed = list_memory_files(workspace, [str(big)])
+    tally.record(len(listed) < 21_000 and bool(issues), "unclear: a walk of 21,000 notes, unbounded and silent")
+
+
 def _without_root_powers() -> None:
     import ctypes
 
@@ -468,21 +669,26 @@ def _remove_tree(folder: Path) -> None:
             stack.pop()
 
 
+CLASSES: dict[str, Callable[[Path, Tally, int], None]] = {
+    "escapes": escapes, "kills": kills, "concurrency": concurrency,
+    "bad inputs": lambda root, tally, _rounds: bad_inputs(root, tally), "links": links}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=6, help="rounds per class (default 6)")
     parser.add_argument("--json", action="store_true", help="print the tallies as JSON")
+    parser.add_argument("--only", choices=list(CLASSES), action="append", help="run only this class (repeatable)")
     args = parser.parse_args()
     random.seed(15)
-    tallies = [Tally("escapes"), Tally("kills"), Tally("concurrency"), Tally("bad inputs")]
+    chosen = args.only or list(CLASSES)
+    tallies = [Tally(name) for name in chosen]
     root = Path(tempfile.mkdtemp(prefix="memtui-faults-"))
     wall, cpu = time.perf_counter(), time.process_time()
     children_cpu = os.times()
     try:
-        escapes(root, tallies[0], args.rounds)
-        kills(root, tallies[1], args.rounds)
-        concurrency(root, tallies[2], args.rounds)
-        bad_inputs(root, tallies[3])
+        for tally in tallies:
+            CLASSES[tally.name](root, tally, args.rounds)
     finally:
         _remove_tree(root) if root.exists() else None
         shutil.rmtree(root, ignore_errors=True)
@@ -497,6 +703,9 @@ def main() -> int:
         for t in tallies:
             kinds = ", ".join(f"{k} ×{n}" for k, n in t.notes.items()) or "-"
             print(f"{t.name:<12} {t.attempts:>9,} {t.failures:>9,}  {kinds}")
+            leaks = sum(n for k, n in t.notes.items() if k.startswith("leak:"))
+            if t.name == "links":
+                print(f"{'':<12} leaks {leaks:,} · unclear answers {t.failures - leaks:,}")
     print(f"wall {time.perf_counter() - wall:.1f} s · CPU {time.process_time() - cpu:.1f} s in process + "
           f"{child_cpu:.1f} s in child processes · load {load[0]:.1f}/{load[1]:.1f}/{load[2]:.1f} on "
           f"{os.cpu_count()} cores", file=sys.stderr)
