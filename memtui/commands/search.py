@@ -10,6 +10,7 @@ from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
 from memtui.manager import MemoryManager
 from memtui.search.agent_db import GENERATION, NOT_INDEXED
+from memtui.search.formula import formula_text
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import PROFILES
@@ -34,16 +35,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 
 
 def _trace_line(hit: Candidate, response: SearchResponse) -> str:
-    parts = [f"final {hit.score:.4f}"]
-    if response.mode == "hybrid":
-        parts.append(
-            f"= ({response.vector_weight:.2f}×vec {hit.vector_score or 0:.4f} + "
-            f"{response.text_weight:.2f}×text {hit.text_score or 0:.4f})"
-        )
-    else:
-        parts.append(f"base {hit.base_score:.4f}")
-    if hit.decay != 1.0:
-        parts.append(f"× decay {hit.decay:.4f} (age {hit.age_days:.1f} d)")
+    parts = [formula_text(hit, response)]
     ranks = []
     if hit.text_rank is not None:
         ranks.append(f"text #{hit.text_rank}" + (f" (bm25 {hit.bm25:.4f})" if hit.bm25 is not None else ""))
@@ -72,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"memtui: {NOT_INDEXED}", file=sys.stderr)
         if not args.no_sync and not agent_db:
             manager.ensure_indexed()
-        if agent_db and not args.why:
+        if agent_db and not args.why:  # --why below: the same search, then where the chunk stands
             from memtui.commands.search_agent_db import print_agent_db
 
             return print_agent_db(args, manager.search(query, max_results=args.max_results,
@@ -137,12 +129,15 @@ def _run_qmd(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
 
 def _why(manager: MemoryManager, query: str, args: argparse.Namespace) -> int:
     """`--why PATH:LINE`: the fate of one chunk for this query."""
-    from memtui.search.why_not import chunk_at, explain_chunk, parse_location
+    from memtui.search.why_not import chunk_at, explain_agent_db, explain_chunk, parse_location
 
     path, line = parse_location(args.why)
-    row = chunk_at(manager, path, line)
     response = manager.search(query, max_results=args.max_results, min_score=args.min_score, profile=args.profile)
-    why = explain_chunk(manager, response, row.id)
+    if response.generation is not None:
+        why = explain_agent_db(manager, response, lambda c: c.path == path and c.start_line <= line <= c.end_line,
+                               f"{path}:{line}")
+    else:
+        why = explain_chunk(manager, response, chunk_at(manager, path, line).id)
     if args.json:
         print_json(why.to_json())
         return 0

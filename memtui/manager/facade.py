@@ -456,7 +456,7 @@ class MemoryManager(StatusReport, EventHub):
     def search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
                sources: list[str] | None = None, profile: str | None = None,
                settings: MemorySearchSettings | None = None, now: datetime | None = None,
-               query_vector: list[float] | None = None) -> SearchResponse:
+               query_vector: list[float] | None = None, candidate_limit: int | None = None) -> SearchResponse:
         """Search the index; `settings`/`profile` override the configured ones (the TUI's live tuning). Profile
         `openclaw` on a 2026.9 agent OpenClaw has indexed is answered from OpenClaw's own agent database."""
         profile = profile or self.env.profile
@@ -468,7 +468,8 @@ class MemoryManager(StatusReport, EventHub):
         store = self.store
         fast = self.fast.current(store, vectors=self.provider is not None) if profile == "memtui" else None
         searcher = Searcher(store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
-        options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources)
+        options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources,
+                                candidate_limit=candidate_limit)
         return searcher.search(query, options, now=now, query_vector=query_vector)
 
     def agent_db_index(self, profile: str | None = None) -> AgentIndexSummary | None:

@@ -106,6 +106,7 @@ class Searcher:
         min_score = settings.query.min_score if options.min_score is None else options.min_score
         hybrid = settings.query.hybrid
         limit = min(MAX_CANDIDATES, max(1, math.floor(max_results * hybrid.candidate_multiplier)))
+        limit = limit if options.candidate_limit is None else max(1, options.candidate_limit)
         sources = [s for s in (options.sources or settings.sources) if s in settings.sources] or list(settings.sources)
         fts_on = self.store.fts_available and hybrid.enabled
         keyword = self._keyword_query(query) if query.strip() else None

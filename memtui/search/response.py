@@ -82,6 +82,7 @@ class SearchOptions:
     max_results: int | None = None
     min_score: float | None = None
     sources: Sequence[str] | None = None
+    candidate_limit: int | None = None  # why-not: every candidate, past maxResults × candidateMultiplier
 
 
 @dataclass

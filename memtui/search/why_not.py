@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any, Protocol
-
-import numpy as np
 
 from memtui.errors import PathError
 from memtui.index.store import ChunkRow, Store
-from memtui.search.fts_query import stemmed_match
-from memtui.search.ranking import bm25_rank_to_score, decay_multiplier, item_age_days
+from memtui.search.engine import CLASSIC_PROFILE
+from memtui.search.formula import formula_text
+from memtui.search.ranking import bm25_rank_to_score
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.config import MemorySearchSettings
 
@@ -26,6 +25,11 @@ class IndexView(Protocol):
     def file_mtimes(self) -> dict[str, float]: ...
 
     def embed_query(self, query: str) -> list[float] | None: ...
+
+    def search(self, query: str, *, max_results: int | None = None, min_score: float | None = None,
+               sources: list[str] | None = None, profile: str | None = None,
+               settings: MemorySearchSettings | None = None, now: datetime | None = None,
+               query_vector: list[float] | None = None, candidate_limit: int | None = None) -> SearchResponse: ...
 
 
 STAGES = ("returned", "cut-by-max-results", "below-min-score", "not-a-candidate")
@@ -110,16 +114,6 @@ def parse_location(text: str) -> tuple[str, int]:
     raise PathError(f"{text!r} is not a location; use path:line, e.g. memory/2026-04-20.md:12")
 
 
-def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    length = min(len(a), len(b))
-    if not length:
-        return 0.0
-    left = np.asarray(a[:length], dtype=np.float64)
-    right = np.asarray(b[:length], dtype=np.float64)
-    denominator = float(np.linalg.norm(left)) * float(np.linalg.norm(right))
-    return float(left @ right) / denominator if denominator else 0.0
-
-
 def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot:
     why = WhyNot(
         chunk_id=candidate.id, path=candidate.path, start_line=candidate.start_line, end_line=candidate.end_line,
@@ -148,24 +142,33 @@ def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot
                        + (f", letting {overtaken} chunk(s) pass it" if overtaken else ""))
     if candidate.mmr_rank is not None and candidate.mmr_rank > candidate.sorted_rank:
         reasons.append(f"MMR pushed it down from #{candidate.sorted_rank} to #{candidate.mmr_rank}")
+    reasons.append(formula_text(candidate, response))
+    last = response.results[-1] if response.results else None
     if candidate.stage == "returned":
         reasons.append(f"returned at rank {candidate.rank} ({candidate.threshold})")
     elif candidate.stage == "cut-by-max-results":
         position = response.candidates.index(candidate) + 1
-        reasons.append(f"passed the threshold but sits at #{position}; maxResults is {response.max_results}")
+        margin = f": score {candidate.score:.4f} vs {last.score:.4f} of #{last.rank}, the last returned (short by " \
+                 f"{last.score - candidate.score:.4f})" if last is not None else ""
+        reasons.append(f"passed the threshold but sits at #{position}; maxResults is {response.max_results}{margin}")
     elif candidate.stage == "below-min-score" and response.threshold_rule != "score >= minScore":
         keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
         reasons.append(f"neither its keyword score {keyword:.3f} nor its cosine {(candidate.cosine or 0):.3f} "
                        f"reaches minScore (both < minScore {response.min_score:.3f})")
     elif candidate.stage == "below-min-score":
-        reasons.append(f"score {candidate.score:.3f} < minScore {response.min_score:.3f}")
+        reasons.append(f"score {candidate.score:.4f} < minScore {response.min_score:.4f} (short by "
+                       f"{response.min_score - candidate.score:.4f})")
     return why
 
 
 def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *,
                   settings: MemorySearchSettings | None = None, now: datetime | None = None,
-                  query_vector: Sequence[float] | None = None) -> WhyNot:
-    """Where `chunk_id` stands in `response`: its stage, its scores, and why it was dropped."""
+                  query_vector: Sequence[float] | None = None, sources: Sequence[str] | None = None) -> WhyNot:
+    """Where `chunk_id` stands in `response`: its stage, its scores, and why it was dropped. A chunk that was not
+    a candidate is scored by the ranking code itself: the same search with every chunk a candidate."""
+    if response.generation is not None:
+        return explain_agent_db(manager, response, lambda c: c.id == chunk_id, chunk_id, now=now,
+                                query_vector=query_vector)
     for candidate in response.candidates:
         if candidate.id == chunk_id:
             return _explain_candidate(candidate, response)
@@ -173,46 +176,73 @@ def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *
     if chunk_id not in rows:
         raise PathError(f"chunk {chunk_id} is not in the index; re-index and try again")
     row = rows[chunk_id]
-    settings = settings or manager.settings
+    wide = manager.search(response.query, max_results=response.max_results, min_score=response.min_score,
+                          sources=list(sources) if sources else None,
+                          profile=CLASSIC_PROFILE if response.profile == "openclaw" else response.profile,
+                          settings=settings, now=now, candidate_limit=max(1, manager.store.chunk_count()),
+                          query_vector=list(query_vector) if query_vector is not None else None)
+    found = next((c for c in wide.candidates if c.id == chunk_id), None)
     why = WhyNot(chunk_id=row.id, path=row.path, start_line=row.start_line, end_line=row.end_line,
                  stage="not-a-candidate")
     reasons = why.reasons
-    match = response.keyword.match if response.keyword else None
-    stemmed = response.profile == "memtui" and manager.store.has_stemmed_index
-    if stemmed and response.keyword is not None:
-        match = stemmed_match(response.keyword.terms)
-    bm25 = manager.store.bm25_for_ids(match, [chunk_id], stemmed=stemmed).get(chunk_id) if match else None
-    if bm25 is None:
+    limit = response.candidate_limit
+    keyword_matches = sum(1 for c in wide.candidates if c.text_rank is not None)
+    if found is None or found.text_rank is None:
+        match = response.keyword.match if response.keyword else None
         reasons.append(f"not a keyword candidate: does not match the keyword query {match or '(none)'}")
     else:
-        why.bm25, why.text_score = bm25, bm25_rank_to_score(bm25)
-        reasons.append(f"not a keyword candidate: matches (bm25 {bm25:.4f}, text score {why.text_score:.3f}) "
-                       f"but ranks below the top {response.candidate_limit} keyword hits")
+        reasons.append(f"not a keyword candidate: matches the keyword query at rank {found.text_rank} of "
+                       f"{keyword_matches} (bm25 {found.bm25 or 0:.4f}), outside the keyword limit {limit}")
     if response.mode != "fts-only":
-        vector = list(query_vector) if query_vector is not None else manager.embed_query(response.query)
-        stored = manager.store.vectors_for_ids([chunk_id]).get(chunk_id)
-        if vector is None or stored is None:
-            reasons.append("not a vector candidate: the chunk has no stored embedding")
+        if found is None or found.vector_rank is None:
+            reasons.append("not a vector candidate: the chunk has no usable stored embedding")
         else:
-            why.vector_score = _cosine(vector, stored)
-            floor = min((c.vector_score for c in response.candidates if c.vector_score is not None), default=None)
-            reasons.append(f"not a vector candidate: cosine {why.vector_score:.3f}"
-                           + (f" < {floor:.3f}, the weakest of the top {response.candidate_limit}"
-                              if floor is not None else ""))
-    if response.mode == "hybrid":
-        why.base_score = response.vector_weight * (why.vector_score or 0.0) + response.text_weight * (
-            why.text_score or 0.0)
-    elif response.mode == "vector-only":
-        why.base_score = why.vector_score or 0.0
+            reasons.append(f"not a vector candidate: cosine rank {found.vector_rank} (cosine "
+                           f"{found.cosine if found.cosine is not None else found.vector_score or 0:.4f}), "
+                           f"outside the top {limit}")
+    if found is None:
+        return why
+    why.keyword_candidate, why.vector_candidate = False, False
+    why.bm25, why.text_score, why.vector_score = found.bm25, found.text_score, found.vector_score
+    why.base_score, why.decay, why.score = found.base_score, found.decay, found.score
+    would_rank = 1 + sum(1 for c in response.candidates if c.score > found.score)
+    reasons.append(f"as a candidate it would score {formula_text(found, wide)}: rank #{would_rank} of "
+                   f"{len(response.candidates) + 1}, against minScore {response.min_score:.4f}")
+    return why
+
+
+def explain_agent_db(manager: IndexView, response: SearchResponse, wanted: Callable[[Candidate], bool], where: str,
+                     *, now: datetime | None = None, query_vector: Sequence[float] | None = None) -> WhyNot:
+    """Why-not for a search OpenClaw 2026.9's agent database answered: the same search with maxResults 200 and
+    minScore 0 (2026.9.6's whole candidate universe), then where the chunk `wanted` picks stands in it."""
+    wide = manager.search(response.query, max_results=200, min_score=0.0, profile="openclaw", now=now,
+                          query_vector=list(query_vector) if query_vector is not None else None)
+    found = next((c for c in wide.results if wanted(c)), None)
+    if found is None:
+        path, _, line = where.rpartition(":")
+        why = WhyNot(chunk_id="", path=path or where, start_line=int(line or 0) if line.isdigit() else 0,
+                     end_line=int(line or 0) if line.isdigit() else 0, stage="not-a-candidate")
+        why.reasons.append(f"{where} is not among the 200 chunks 2026.9.6 ranks for this query: no keyword, path "
+                           "or vector match (or its project annotation excludes it)")
+        return why
+    returned = next((c for c in response.results if c.id == found.id), None)
+    last = response.results[-1] if response.results else None
+    stage = "returned" if returned is not None else (
+        "below-min-score" if found.score < response.min_score else "cut-by-max-results")
+    why = WhyNot(chunk_id=found.id, path=found.path, start_line=found.start_line, end_line=found.end_line,
+                 stage=stage, rank=returned.rank if returned else None, sorted_rank=found.rank,
+                 keyword_candidate=bool(found.matched_by), vector_candidate=found.vector_score is not None,
+                 text_score=found.text_score, vector_score=found.vector_score, base_score=found.base_score,
+                 decay=found.decay, score=found.score)
+    why.reasons.append(f"ranked #{found.rank} of {len(wide.results)} by 2026.9.6's rules: {formula_text(found, wide)}")
+    if stage == "returned":
+        why.reasons.append(f"returned at rank {why.rank} of {len(response.results)}")
+    elif stage == "below-min-score":
+        why.reasons.append(f"score {found.score:.4f} < minScore {response.min_score:.4f} (short by "
+                           f"{response.min_score - found.score:.4f}); 2026.9.6 keeps hits below it only when none "
+                           "reaches it")
     else:
-        why.base_score = why.text_score or 0.0
-    decay = settings.query.hybrid.temporal_decay
-    if decay.enabled:
-        mtime = manager.file_mtimes().get(row.path)
-        age = item_age_days(row.path, row.source, now or datetime.now(UTC), mtime)
-        why.decay = 1.0 if age is None else decay_multiplier(age, decay.half_life_days)
-    why.score = why.base_score * why.decay
-    would_rank = 1 + sum(1 for c in response.candidates if c.score > why.score)
-    reasons.append(f"would score {why.score:.3f} (rank #{would_rank} of {len(response.candidates) + 1}) "
-                   f"against minScore {response.min_score:.3f}")
+        margin = f": {found.score:.4f} vs {last.score:.4f} of #{last.rank}, the last returned (short by " \
+                 f"{last.score - found.score:.4f})" if last is not None else ""
+        why.reasons.append(f"cut by maxResults {response.max_results}{margin}")
     return why

@@ -34,7 +34,7 @@ def test_below_min_score(hybrid_manager: MemoryManager) -> None:
     assert below and all(c.stage == "below-min-score" for c in below)
     why = explain_chunk(hybrid_manager, response, below[0].id)
     assert why.headline == "below minScore"
-    assert any(f"score {below[0].score:.3f} < minScore {threshold:.3f}" in reason for reason in why.reasons)
+    assert any(f"score {below[0].score:.4f} < minScore {threshold:.4f}" in reason for reason in why.reasons)
 
 
 def test_below_min_score_names_both_pieces_of_evidence(hybrid_manager: MemoryManager) -> None:
@@ -59,9 +59,13 @@ def test_not_a_candidate_in_hybrid_mode_gets_its_cosine(hybrid_manager: MemoryMa
     query, doc = trigram_vector("redis eviction"), trigram_vector(row.text)
     expected = sum(a * b for a, b in zip(query, doc, strict=True)) / (
         math.sqrt(sum(a * a for a in query)) * math.sqrt(sum(b * b for b in doc)))
-    assert why.vector_score == pytest.approx(expected, abs=1e-6)
+    # scored by the ranking code itself: the memtui profile's vector side is the cosine over the best candidate's
+    best = max(c.cosine for c in response.candidates if c.cosine is not None)
+    assert any(f"cosine {expected:.4f}" in reason for reason in why.reasons)
+    assert why.vector_score == pytest.approx(expected / best, abs=1e-6)
     assert why.text_score is None
-    assert why.base_score == pytest.approx(response.vector_weight * expected, abs=1e-6)
+    assert why.base_score == pytest.approx(response.vector_weight * expected / best, abs=1e-6)
+    assert why.score == pytest.approx(why.base_score * why.decay, abs=1e-9)
 
 
 def test_locations() -> None:
