@@ -28,6 +28,7 @@ COMMAND_MODULES = (
     "watch",
     "sessions",
     "recalls",
+    "health",
     "context",
     "promote",
     "promote_explain",

@@ -32,7 +32,7 @@ def first_difference(workspace_dir: Path, extra_paths: tuple[str, ...],
                 continue
             if os.lstat(memory_file.path).st_size > MAX_MARKDOWN_BYTES:  # the indexer does not read it either
                 return f"{memory_file.rel_path} changed since it was indexed"
-            text = _read(workspace_dir, extra_paths, memory_file.rel_path).decode("utf-8", errors="replace")
+            text = read_memory_bytes(workspace_dir, extra_paths, memory_file.rel_path).decode("utf-8", errors="replace")
         except PathError:  # now a symlink, FIFO or device (swapped in since the listing): not what was indexed
             return f"{memory_file.rel_path} changed since it was indexed"
         except OSError:
@@ -54,7 +54,7 @@ def same_stat(path: str | Path, mtime: float, size: int) -> bool:
     return (info.st_size, info.st_mtime_ns / 1e6) == (size, mtime)
 
 
-def _read(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str) -> bytes:
+def read_memory_bytes(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str) -> bytes:
     """The file's bytes, opened as the indexer opens it: no symlink followed below its root, no FIFO waited on."""
     location = memory_location(workspace_dir, rel, extra_paths)
     with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
