@@ -4,7 +4,9 @@ clobber a file changed on disk, and appends that never lose another writer's lin
 Every component below the root is opened with `O_NOFOLLOW` relative to its parent's descriptor, so a
 symlink swapped in anywhere on the way (file or folder, before or during the call) is refused instead
 of followed, and what is read or written is the file that was checked. FIFOs and devices are refused
-without blocking. Messages name the path below the root only, never the absolute location.
+without blocking, and so (where asked) is a file with more than one hard link. A folder swapped, removed or
+replaced under a write is an EscapeError too, never a raw OSError. Messages name the path below the root
+only, never the absolute location.
 """
 
 from __future__ import annotations
@@ -37,11 +39,17 @@ class ConflictError(PathError):
 
 
 class EscapeError(PathError):
-    """The path runs through a symlink, or ends at something that is not a regular file; nothing was opened."""
+    """The path runs through a symlink, or ends at something that is not a regular file, or changed under a
+    write; nothing was opened (or written)."""
 
 
 class OutsideError(EscapeError):
     """The path lies outside the folder it belongs to; nothing was opened."""
+
+
+class LinkedError(EscapeError):
+    """The file has more than one hard link: writing would change (or split off) a file named elsewhere too,
+    and reading might return one named outside the workspace."""
 
 
 def file_digest(path: Path) -> str | None:
@@ -64,21 +72,34 @@ def parts_below(root: Path, path: Path) -> tuple[str, ...]:
 
 
 @contextlib.contextmanager
-def _folder(root: Path, parts: Sequence[str], *, make: bool) -> Iterator[int]:
-    """A descriptor of `root/parts…`, each component opened without following symlinks (created with `make`)."""
-    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+def _folder(root: Path, parts: Sequence[str], *, make: bool, follow_root: bool = True) -> Iterator[int]:
+    """A descriptor of `root/parts…`, each component opened without following symlinks (created with `make`;
+    `root` itself too unless `follow_root`). With `make` (a write), a component swapped, removed or replaced
+    meanwhile is an EscapeError."""
+    try:
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC | (0 if follow_root else os.O_NOFOLLOW))
+    except OSError as exc:
+        if follow_root or exc.errno not in (errno.ELOOP, errno.ENOTDIR) or not os.path.islink(root):
+            raise
+        raise EscapeError(f"{root.name} is a symlink; refusing to write through it (pass root= the folder the "
+                          "file must stay in, which may be reached through links)") from None
     try:
         for index, name in enumerate(parts):
+            shown = parts[: index + 1]
             try:
-                child = os.open(name, _DIR_FLAGS, dir_fd=fd)
-            except FileNotFoundError:
-                if not make:
-                    raise
-                with contextlib.suppress(FileExistsError):
-                    os.mkdir(name, 0o755, dir_fd=fd)
-                child = _open_dir(name, fd, parts[: index + 1])
+                try:
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
+                except FileNotFoundError:
+                    if not make:
+                        raise
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, 0o755, dir_fd=fd)
+                    child = os.open(name, _DIR_FLAGS, dir_fd=fd)
             except OSError as exc:
-                raise _escape(exc, parts[: index + 1], fd) from None
+                error = _escape(exc, shown, fd)
+                if make and isinstance(error, FileNotFoundError | NotADirectoryError):
+                    error = _not_a_folder(fd, shown) or _changed(shown, error)
+                raise error from None
             os.close(fd)
             fd = child
         yield fd
@@ -86,54 +107,95 @@ def _folder(root: Path, parts: Sequence[str], *, make: bool) -> Iterator[int]:
         os.close(fd)
 
 
-def _open_dir(name: str, parent: int, shown: Sequence[str]) -> int:
+def _not_a_folder(parent: int, shown: Sequence[str]) -> EscapeError | None:
+    """A regular file where a write needs a folder."""
+    with contextlib.suppress(OSError):
+        if stat.S_ISREG(os.stat(shown[-1], dir_fd=parent, follow_symlinks=False).st_mode):
+            return EscapeError(f"{'/'.join(shown)} is a file, not a folder; nothing was written")
+    return None
+
+
+def _changed(shown: Sequence[str], exc: OSError) -> EscapeError:
+    """A write that found a folder on its way moved, removed or replaced by a file (a race)."""
+    reason = (exc.strerror or type(exc).__name__).lower()
+    return EscapeError(f"{'/'.join(shown)} changed while it was being written ({reason}: a folder on the way was "
+                       "moved, removed or replaced by a file); nothing was written, try again")
+
+
+@contextlib.contextmanager
+def _raced(root: Path, shown: Sequence[str]) -> Iterator[None]:
+    """Below `root` (not the root itself: it may simply be missing), a vanished folder or a file or folder in
+    the way during a write (a race) is an EscapeError."""
     try:
-        return os.open(name, _DIR_FLAGS, dir_fd=parent)
-    except OSError as exc:
-        raise _escape(exc, shown, parent) from None
+        yield
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError) as exc:
+        if exc.filename is not None and os.fspath(exc.filename) == os.fspath(root):
+            raise
+        raise _changed(shown, exc) from None
+
+
+def _kind(mode: int) -> str:
+    """What a non-regular file is, in a word or two."""
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return name
+    return "a special file"
 
 
 def _escape(exc: OSError, shown: Sequence[str], parent: int) -> OSError | EscapeError:
-    """A refused symlink (ELOOP from `O_NOFOLLOW`, or ENOTDIR for a link where a folder was expected) becomes
-    an EscapeError; other errors keep their errno, with the relative path as their file name."""
+    """A refused symlink (ELOOP from `O_NOFOLLOW`, or ENOTDIR for a link where a folder was expected), or a FIFO,
+    socket or device in the way (ENXIO, …), becomes an EscapeError that says which; other errors keep their
+    errno, with the relative path as their file name."""
     where = "/".join(shown)
-    if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-        with contextlib.suppress(OSError):
-            if stat.S_ISLNK(os.stat(shown[-1], dir_fd=parent, follow_symlinks=False).st_mode):
-                return EscapeError(f"{where} is a symlink; refusing to follow it")
+    try:
+        mode: int | None = os.stat(shown[-1], dir_fd=parent, follow_symlinks=False).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and stat.S_ISLNK(mode) and exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        return EscapeError(f"{where} is a symlink; refusing to follow it")
+    if exc.errno == errno.ELOOP:  # it was a symlink when opened, and was swapped back since
+        return EscapeError(f"{where} was a symlink while it was being opened; refusing to follow it")
+    if mode is not None and not stat.S_ISREG(mode) and not stat.S_ISDIR(mode) and not stat.S_ISLNK(mode):
+        return EscapeError(f"{where} is not a regular file ({_kind(mode)}); refusing to open it")
     return type(exc)(exc.errno, exc.strerror, where)
 
 
-def _check_regular(fd: int, shown: Sequence[str]) -> os.stat_result:
+def _check_regular(fd: int, shown: Sequence[str], *, refuse_linked: bool = False) -> os.stat_result:
     info = os.fstat(fd)
     if stat.S_ISDIR(info.st_mode):
         os.close(fd)
         raise IsADirectoryError(errno.EISDIR, os.strerror(errno.EISDIR), "/".join(shown))
     if not stat.S_ISREG(info.st_mode):
         os.close(fd)
-        raise EscapeError(f"{'/'.join(shown)} is not a regular file (a FIFO, socket or device); refusing to open it")
+        raise EscapeError(f"{'/'.join(shown)} is not a regular file ({_kind(info.st_mode)}); refusing to open it")
+    if refuse_linked and info.st_nlink > 1:
+        os.close(fd)
+        _refuse_linked(info, shown, "read")
     fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~os.O_NONBLOCK)
     return info
 
 
 def open_beneath(root: Path, parts: Sequence[str], flags: int = os.O_RDONLY, *, mode: int = 0o644,
-                 make_dirs: bool = False) -> int:
-    """A descriptor of the regular file `root/parts…` opened with `flags`, no symlink followed below `root`.
+                 make_dirs: bool = False, refuse_linked: bool = False) -> int:
+    """A descriptor of the regular file `root/parts…` opened with `flags`, no symlink followed below `root`
+    (with `refuse_linked`, nor a file with another hard link: LinkedError).
 
-    Raises EscapeError (symlink, FIFO, device), IsADirectoryError, FileNotFoundError or another OSError whose
-    filename is the relative path."""
+    Raises EscapeError (symlink, FIFO, socket, device), IsADirectoryError, FileNotFoundError or another OSError
+    whose filename is the relative path."""
     with _folder(root, parts[:-1], make=make_dirs) as folder:
         try:
             fd = os.open(parts[-1], flags | _LEAF_FLAGS, mode, dir_fd=folder)
         except OSError as exc:
             raise _escape(exc, parts, folder) from None
-    _check_regular(fd, parts)
+    _check_regular(fd, parts, refuse_linked=refuse_linked)
     return fd
 
 
-def open_for_read(root: Path, parts: Sequence[str]) -> BinaryIO:
-    """`root/parts…` opened for reading as a binary file object (see `open_beneath`)."""
-    return os.fdopen(open_beneath(root, parts), "rb")
+def open_for_read(root: Path, parts: Sequence[str], *, refuse_linked: bool = False) -> BinaryIO:
+    """`root/parts…` opened for reading as a binary file object (see `open_beneath`); memory files are opened
+    with `refuse_linked` (README, "Reliability": a hard link may name a file outside the workspace)."""
+    return os.fdopen(open_beneath(root, parts, refuse_linked=refuse_linked), "rb")
 
 
 def open_linked_for_read(root: Path, path: Path) -> BinaryIO:
@@ -224,15 +286,18 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
                       root: Path | None = None) -> str:
     """Write `text` (UTF-8) to `path` via a temp file in the same folder and a rename.
 
-    No symlink below `root` (default: the file's folder) is followed, folders are created without
-    following any, and a symlink, a non-regular file or one with another hard link at `path` is refused
-    (`LinkedError`: a write must not change or split off a file named elsewhere). When `expected_digest` is
-    given (a digest, or None for "must not exist yet"), the write is refused with `ConflictError` if the
-    file's current bytes differ. Returns the digest of the written bytes.
+    No symlink below `root` is followed, folders are created without following any, and a symlink, a
+    non-regular file or one with another hard link at `path` is refused (`LinkedError`: a write must not
+    change or split off a file named elsewhere). Without `root`, the file's own folder must not be a symlink
+    either (links above it are followed, as in any path): pass `root=` to keep the file inside a folder
+    higher up, such as the workspace. A folder swapped, removed or replaced meanwhile is an EscapeError.
+    When `expected_digest` is given (a digest, or None for "must not exist yet"), the write is refused with
+    `ConflictError` if the file's current bytes differ. Returns the digest of the written bytes.
     """
-    parts = parts_below(root if root is not None else path.parent, path)
+    base = root if root is not None else Path(os.path.abspath(path.parent))
+    parts = parts_below(base, path if root is not None else base / path.name)
     data = text.encode("utf-8")
-    with _folder(root if root is not None else path.parent, parts[:-1], make=True) as folder:
+    with _folder(base, parts[:-1], make=True, follow_root=root is not None) as folder, _raced(base, parts):
         name = parts[-1]
         try:
             current = os.stat(name, dir_fd=folder, follow_symlinks=False)
@@ -241,7 +306,8 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
         if current is not None and stat.S_ISLNK(current.st_mode):
             raise EscapeError(f"{'/'.join(parts)} is a symlink; refusing to write through it")
         if current is not None and not stat.S_ISREG(current.st_mode):
-            raise EscapeError(f"{'/'.join(parts)} is not a regular file; refusing to replace it")
+            raise EscapeError(f"{'/'.join(parts)} is not a regular file ({_kind(current.st_mode)}); refusing to "
+                              "replace it")
         if current is not None:
             _refuse_linked(current, parts)
         remove_stale_temps(folder, (name,))
@@ -275,13 +341,9 @@ def atomic_write_text(path: Path, text: str, *, expected_digest: str | bool | No
     return hashlib.sha256(data).hexdigest()
 
 
-class LinkedError(EscapeError):
-    """The file has more than one hard link; writing would change (or split off) a file named elsewhere too."""
-
-
-def _refuse_linked(info: os.stat_result, shown: Sequence[str]) -> None:
+def _refuse_linked(info: os.stat_result, shown: Sequence[str], verb: str = "write to") -> None:
     if info.st_nlink > 1:
-        raise LinkedError(f"{'/'.join(shown)} has {info.st_nlink} hard links; refusing to write to it (the other "
+        raise LinkedError(f"{'/'.join(shown)} has {info.st_nlink} hard links; refusing to {verb} it (the other "
                           "links may lie outside the workspace; copy it to a file of its own first)")
 
 
@@ -324,7 +386,8 @@ def append_text(path: Path, addition: Callable[[str], str | None], *, root: Path
     (`LinkedError`). A failed write (a full disk) leaves the file as it was (`_append_whole`). Returns the
     appended text (None: nothing)."""
     parts = parts_below(root, path)
-    fd = _open_locked_for_append(root, parts)
+    with _raced(root, parts):
+        fd = _open_locked_for_append(root, parts)
     try:
         chunks = []
         offset = 0

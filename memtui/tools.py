@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from memtui.atomic import EscapeError, open_for_read, parts_below
+from memtui.atomic import EscapeError
 from memtui.errors import PathError, ToolInputError
 from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
 from memtui.search.agent_db import cli_json
@@ -130,7 +130,9 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
                default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`.
-    An empty path is a tool input error (ToolInputError), as in OpenClaw; absolute paths are refused."""
+    An empty path is a tool input error (ToolInputError), as in OpenClaw; a path outside the memory files is
+    "path required" (OpenClaw's word), and a symlink, FIFO, socket, device, folder or a file with another
+    hard link is "path required: <why>" (README, "memory_get")."""
     from memtui.index.workspace import memory_location, rel_path  # not loaded by a search-only process
 
     if not isinstance(path, str) or not js_trim(path):
@@ -143,13 +145,15 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
     relative = rel_path(workspace_dir, location.target)
     start, count = _window(from_line, lines, default_lines)
     try:
-        with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+        with location.open() as handle:
             # A line is kept up to 3 bytes per UTF-16 unit past the budget: enough to cut it as the whole would be.
             selected, more_in_file = _lines_of(handle, start, count, keep=3 * (max(1, max_chars) + 2))
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # OpenClaw answers a path through a file as not found too
         return {"text": "", "path": relative}
-    except (EscapeError, IsADirectoryError):
-        return {"path": path, "text": "", "disabled": True, "error": "path required"}
+    except EscapeError as exc:  # OpenClaw's "path required", and why
+        return {"path": path, "text": "", "disabled": True, "error": f"path required: {exc.message}"}
+    except IsADirectoryError:
+        return {"path": path, "text": "", "disabled": True, "error": f"path required: {path} is a folder"}
     except OSError as exc:
         return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
     return _window_result(selected, more_in_file, start, relative, max_chars=max_chars,

@@ -125,7 +125,7 @@ def test_symlinked_extra_folder_is_neither_indexed_nor_readable(make_env: Callab
         indexed = {row[0] for row in manager.store.file_rows()}
         got = manager.memory_get("notes/secret.md")
     assert "notes/secret.md" not in indexed
-    assert got["text"] == "" and got["error"] == "path required"
+    assert got["text"] == "" and got["error"] == "path required: notes is a symlink; refusing to follow it"
 
 
 # -- FIFOs never hang -----------------------------------------------------------------------------------
@@ -134,7 +134,8 @@ def test_symlinked_extra_folder_is_neither_indexed_nor_readable(make_env: Callab
 def test_a_fifo_named_like_a_note_does_not_hang_get_or_index(tmp_path: Path, workspace: Path) -> None:
     os.mkfifo(workspace / "memory" / "x.md")
     got = _cli(tmp_path, workspace, "get", "memory/x.md", "--json", timeout=30)
-    assert json.loads(got.stdout) == {"path": "memory/x.md", "text": "", "disabled": True, "error": "path required"}
+    assert json.loads(got.stdout) == {"path": "memory/x.md", "text": "", "disabled": True, "error": (
+        "path required: memory/x.md is not a regular file (a FIFO); refusing to open it")}
     indexed = _cli(tmp_path, workspace, "index", timeout=60)
     assert indexed.returncode == 0, indexed.stderr
     assert "Indexed 4 of 4 files" in indexed.stdout

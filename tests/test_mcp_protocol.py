@@ -131,7 +131,8 @@ def test_a_fifo_is_refused_at_once_and_the_server_exits_when_stdin_closes(server
                                                                           workspace: Path) -> None:
     os.mkfifo(workspace / "memory" / "x.md")
     answer = server.call("memory_get", {"path": "memory/x.md"}, timeout=30)
-    assert json.loads(answer["result"]["content"][0]["text"])["error"] == "path required"
+    assert json.loads(answer["result"]["content"][0]["text"])["error"] == (
+        "path required: memory/x.md is not a regular file (a FIFO); refusing to open it")
     assert server.close_stdin_and_wait(timeout=30) == 0
 
 

@@ -1,6 +1,7 @@
 """`memory_get` against what the real OpenClaw 2026.4.29 returned on the same workspace
 (`tests/data/openclaw-2026.4.29/memory/get.json`, and the extra-path calls of `variants.json`): the tool JSON
-byte for byte; where memtui is stricter on purpose (README, "memory_get"), its refusal."""
+byte for byte; where memtui is stricter on purpose (README, "memory_get"), its refusal; where both refuse a
+symlink, OpenClaw's answer with the reason memtui adds to "path required"."""
 
 from __future__ import annotations
 
@@ -65,7 +66,12 @@ def test_memory_get_is_openclaws(envs: tuple[Root, dict[str, AgentEnv]], item: t
     result = _get(by_variant[variant], params)
     if case["params"].get("path") in REFUSED:
         assert json.loads(recorded["text"]).get("error") is None  # OpenClaw read it
-        assert result == {"path": params["path"], "text": "", "disabled": True, "error": "path required"}
+        assert result["error"].startswith("path required") and result["text"] == "" and result["disabled"] is True
+        return
+    if json.loads(recorded["text"]).get("error") == "path required" and result.get("error", "") != "path required":
+        # OpenClaw's refusal of a symlink, with the reason memtui adds (README, "memory_get")
+        assert result["error"].startswith("path required: ") and "is a symlink" in result["error"]
+        assert {**result, "error": "path required"} == json.loads(root.fill(recorded["text"]))
         return
     if case["params"].get("path") == BACKSLASH:
         assert json.loads(recorded["text"]) == {"text": "", "path": "memory/2026-04-27.md"}

@@ -37,9 +37,12 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json(result)
         return 1 if result.get("error") else 0
+    if result.get("error") == "path required":
+        print(f"memtui: error: {args.path}: not a memory file (allowed: MEMORY.md, DREAMS.md, memory/**/*.md, "
+              "extra paths; .md only, relative to the workspace)", file=sys.stderr)
+        return 1
     if result.get("error"):
-        print(f"memtui: error: {args.path}: {result['error']} (allowed: MEMORY.md, DREAMS.md, memory/**/*.md, "
-              "extra paths; .md only, no symlinks)", file=sys.stderr)
+        print(f"memtui: error: {args.path}: {result['error'].removeprefix('path required: ')}", file=sys.stderr)
         return 1
     print(result["text"])
     return 0

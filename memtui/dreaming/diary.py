@@ -39,7 +39,7 @@ def _read(path: Path) -> tuple[str, str | None]:
 
 
 def _write(path: Path, text: str, digest: str | None) -> None:
-    atomic_write_text(path, text if text.endswith("\n") else text + "\n", expected_digest=digest)
+    atomic_write_text(path, text if text.endswith("\n") else text + "\n", expected_digest=digest, root=path.parent)
 
 
 def ensure_section(text: str) -> str:

@@ -10,7 +10,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.atomic import open_for_read, parts_below
 from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
@@ -128,7 +127,7 @@ class Indexer:
         """The file's text, mtime (ms) and size, opened once with no symlink followed on the way."""
         try:
             location = memory_location(self.workspace_dir, rel, self.settings.extra_paths)
-            with open_for_read(location.root, parts_below(location.root, location.target)) as handle:
+            with location.open() as handle:
                 stat = os.fstat(handle.fileno())
                 if stat.st_size > MAX_MARKDOWN_BYTES:
                     issues.append(FileIssue(rel, f"file is {stat.st_size} bytes (over {MAX_MARKDOWN_BYTES}); skipped"))

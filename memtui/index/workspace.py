@@ -7,7 +7,9 @@ import re
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
+from typing import BinaryIO
 
+from memtui.atomic import open_for_read, parts_below
 from memtui.errors import PathError
 from memtui.settings.paths import resolve_extra_path
 
@@ -136,6 +138,12 @@ class MemoryLocation:
 
     root: Path
     target: Path
+
+    def open(self) -> BinaryIO:
+        """The file opened for reading as every memory read opens it (`memory_get`, `get`, the indexer): no
+        symlink below `root` followed, a regular file only, and one with another hard link refused
+        (`LinkedError`: the other link may name a file outside the workspace; README, "Reliability")."""
+        return open_for_read(self.root, parts_below(self.root, self.target), refuse_linked=True)
 
 
 def is_allowed_memory_path(workspace_dir: Path, rel: str, extra_paths: tuple[str, ...] | list[str] = ()) -> Path:
