@@ -193,19 +193,33 @@ def test_replay_json_shape(agent: Any, capsys: pytest.CaptureFixture) -> None:
                                 "score": value["call"]["hits"][0]["score"]}
 
 
-def test_replay_refuses_a_get_and_unknown_calls(agent: Any, capsys: pytest.CaptureFixture) -> None:
+def test_unknown_calls_are_refused(agent: Any) -> None:
     env = _env(agent.state)
     get = next(r for r in agent_recalls(env) if r.tool == "memory_get")
-    with pytest.raises(MemtuiError, match="only memory_search calls"):
+    with pytest.raises(MemtuiError, match="replay_get reads a memory_get again"):
         replay(env, get)
     with pytest.raises(MemtuiError, match="no memory call #99"):
         find_recall(env, "99")
     with pytest.raises(MemtuiError, match="no memory call has the id"):
         find_recall(env, "call_nope")
     assert find_recall(env, get.call.call_id).index == get.index
-    code, _out, err = _run(capsys, "recalls", "--state-dir", str(agent.state), "--provider", "none",
-                           "--replay", str(get.index))
-    assert code == 2 and "only memory_search calls can be replayed" in err
+
+
+def test_a_memory_get_is_read_again_then_against_now(agent: Any, capsys: pytest.CaptureFixture) -> None:
+    """What the agent read then, what the same read gives now: the same text, then a diff after an edit, then
+    nothing once the file is gone."""
+    env = _env(agent.state)
+    get = next(r for r in agent_recalls(env) if r.tool == "memory_get" and r.call.path == "MEMORY.md")
+    args = ("recalls", "--state-dir", str(agent.state), "--provider", "none", "--replay", str(get.index))
+    same = _json(capsys, agent.state, "--replay", str(get.index))
+    assert same["status"] == "same" and same["thenText"] == same["now"]["text"] and same["thenText"]
+    memory = agent.workspace / "MEMORY.md"
+    first = same["thenText"].split("\n")[0]
+    memory.write_text(memory.read_text(encoding="utf-8").replace(first, first + " (edited)", 1), encoding="utf-8")
+    code, out, _err = _run(capsys, *args)
+    assert code == 0 and f"-{first}" in out and f"+{first} (edited)" in out
+    memory.unlink()
+    assert _json(capsys, agent.state, "--replay", str(get.index))["status"] == "gone"
 
 
 # Replays on memtui's index -----------------------------------------------------------------------------------

@@ -255,7 +255,7 @@ def replay(env: AgentEnv, recall: Recall, *, open_manager: OpenManager, profile:
     """Search `recall`'s query again under `profile` (default `openclaw`, the agent's own) and compare."""
     call = recall.call
     if call.tool != "memory_search":
-        raise MemtuiError(f"call #{recall.index} is a {call.tool}; only memory_search calls can be replayed")
+        raise MemtuiError(f"call #{recall.index} is a {call.tool}; replay_get reads a memory_get again")
     if not call.query or not call.query.strip():
         raise MemtuiError(f"call #{recall.index} has no query to replay")
     chosen = profile or "openclaw"
@@ -270,6 +270,50 @@ def replay(env: AgentEnv, recall: Recall, *, open_manager: OpenManager, profile:
         result.rows = compare(then, result.now)
         _explain_dropped_agent_db(env, result)
     return result
+
+
+@dataclass
+class GetReplay:
+    """A memory_get read again: what the agent got then and what the same read returns now."""
+
+    recall: Recall
+    now: dict[str, Any]
+
+    @property
+    def then_text(self) -> str | None:
+        """The text the agent got (None when the transcript holds no result)."""
+        result = self.recall.call.result
+        return result.get("text") if isinstance(result, dict) and isinstance(result.get("text"), str) else None
+
+    @property
+    def now_text(self) -> str:
+        """The text the same read returns now ("" for an error or a missing file)."""
+        text = self.now.get("text")
+        return text if isinstance(text, str) else ""
+
+    @property
+    def status(self) -> str:
+        """same, changed, gone (it read a file that is missing or refused now) or unknown (no result then)."""
+        if self.now.get("error") or (not self.now_text and self.then_text):
+            return "gone"
+        if self.then_text is None:
+            return "unknown"
+        return "same" if self.then_text == self.now_text else "changed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"call": self.recall.to_json(), "status": self.status, "then": self.recall.get_outcome(),
+                "thenText": self.then_text, "now": self.now}
+
+
+def replay_get(recall: Recall, read_now: Callable[[str, int | None, int | None], dict[str, Any]]) -> GetReplay:
+    """Read `recall`'s memory_get again with `read_now(path, from, lines)` (the `memory_get` tool of today's
+    workspace) and keep both answers."""
+    call = recall.call
+    if call.tool != "memory_get":
+        raise MemtuiError(f"call #{recall.index} is a {call.tool}, not a memory_get")
+    if not isinstance(call.path, str) or not call.path.strip():
+        raise MemtuiError(f"call #{recall.index} has no path to read again")
+    return GetReplay(recall, read_now(call.path, _number(call.from_line, int), _number(call.lines, int)))
 
 
 # OpenClaw 2026.9's own index --------------------------------------------------------------------------------------
