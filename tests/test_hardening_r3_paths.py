@@ -6,6 +6,7 @@ whole machine, the home folder or the state dir is left out with a warning, a hu
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import socket
@@ -20,6 +21,9 @@ import pytest
 
 from memtui.atomic import EscapeError, atomic_write_text
 from memtui.errors import MemtuiError
+from memtui.index import workspace as listing
+from memtui.manager import MemoryManager
+from memtui.settings.agent import resolve_agent
 from memtui.tools import memory_get
 from memtui.tui.curation import save_memory_file
 
@@ -159,3 +163,100 @@ def test_atomic_write_text_without_root_refuses_a_symlinked_folder(workspace: Pa
     assert (outside / "secret.md").read_text(encoding="utf-8") == SECRET + "\n"
     atomic_write_text(workspace / "memory" / "plain.md", "written\n")  # a real folder: written as before
     assert (workspace / "memory" / "plain.md").read_text(encoding="utf-8") == "written\n"
+
+
+# -- item 4: extra paths ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    """A home folder holding the OpenClaw state dir, the agent's workspace and a private note."""
+    folder = tmp_path / "home"
+    (folder / ".openclaw" / "workspace" / "memory").mkdir(parents=True)
+    (folder / ".openclaw" / "workspace" / "MEMORY.md").write_text("# Memory\n\n- tea at four\n", encoding="utf-8")
+    (folder / "private.md").write_text(SECRET + "\n", encoding="utf-8")
+    return folder
+
+
+def _configure(home: Path, extra: list[str]) -> None:
+    (home / ".openclaw" / "openclaw.json").write_text(json.dumps(
+        {"agents": {"defaults": {"memorySearch": {"extraPaths": extra}}}}), encoding="utf-8")
+
+
+def _home_cli(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "memtui", *args, "--provider", "none"], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, "HOME": str(home), "OPENCLAW_HOME": "",
+                                                       "OPENCLAW_STATE_DIR": "", "MEMTUI_DATA_DIR": str(home / "data")})
+
+
+def test_extra_paths_naming_the_machine_home_or_state_dir_are_left_out_with_a_warning(home: Path,
+                                                                                      tmp_path: Path) -> None:
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "n.md").write_text("- the harbour ferry leaves at nine\n", encoding="utf-8")
+    _configure(home, ["/", str(home), "~/../..", "..", str(home / ".openclaw"), str(tmp_path), str(notes)])
+    done = _home_cli(home, "get", "../../private.md")
+    assert done.returncode == 1 and SECRET not in done.stdout
+    tail = ("; memtui leaves it out (it would index every Markdown file there and let memory_get read any of them): "
+            "name the folder your notes are in instead")
+    # "~/../.." is a folder named ~ in the workspace, as OpenClaw reads it: the workspace's parent, the state dir
+    assert done.stderr.splitlines() == [
+        f"memtui: warning: memorySearch.extraPaths entry '/' is the filesystem root{tail}",
+        f"memtui: warning: memorySearch.extraPaths entry '{home}' is the home folder{tail}",
+        f"memtui: warning: memorySearch.extraPaths entry '~/../..' is the OpenClaw state dir{tail}",
+        f"memtui: warning: memorySearch.extraPaths entry '..' is the OpenClaw state dir{tail}",
+        f"memtui: warning: memorySearch.extraPaths entry '{home / '.openclaw'}' is the OpenClaw state dir{tail}",
+        f"memtui: warning: memorySearch.extraPaths entry '{tmp_path}' holds the home folder{tail}",
+        "memtui: error: ../../private.md: not a memory file (allowed: MEMORY.md, DREAMS.md, memory/**/*.md, extra "
+        "paths; .md only, relative to the workspace)"]
+    indexed = _home_cli(home, "index")
+    assert indexed.returncode == 0, indexed.stderr
+    found = json.loads(_home_cli(home, "search", "harbour ferry", "--json").stdout)["results"]
+    assert [hit["path"] for hit in found] == ["../../../notes/n.md"]  # the folder of notes is kept
+    assert json.loads(_home_cli(home, "search", "root password", "--json").stdout)["results"] == []
+
+
+def test_a_folder_inside_the_state_dir_or_home_is_kept(home: Path) -> None:
+    (home / "notes").mkdir()
+    _configure(home, [str(home / "notes"), "docs"])
+    env = resolve_agent(state_dir=str(home / ".openclaw"), provider="none",
+                        env={**os.environ, "HOME": str(home), "OPENCLAW_HOME": ""})
+    assert env.settings.extra_paths == (str(home / "notes"), "docs") and env.warnings == []
+
+
+def test_an_extra_folder_of_more_than_twenty_thousand_notes_is_listed_up_to_the_bound(tmp_path: Path,
+                                                                                      workspace: Path) -> None:
+    big = tmp_path / "big"
+    for i in range(listing.MAX_EXTRA_FILES + 5):
+        folder = big / f"d{i // 1000:02d}"
+        if i % 1000 == 0:
+            folder.mkdir(parents=True)
+        (folder / f"n{i:05d}.md").write_text("- a note\n", encoding="utf-8")
+    issues: list = []
+    files = listing.list_memory_files(workspace, [str(big)], issues)
+    assert len(files) == 1 + listing.MAX_EXTRA_FILES and files[-1].rel_path == "../big/d19/n19999.md"
+    assert [issue.to_json() for issue in issues] == [{"path": "../big", "reason": (
+        "extra path with more than 20,000 Markdown files: only the first 20,000 Markdown files (in name order) are "
+        "indexed; name a narrower folder, or split it into several extraPaths entries")}]
+    assert len(listing.list_memory_files(workspace, [str(big / "d00"), str(big / "d20")])) == 1 + 1000 + 5
+
+
+@pytest.mark.parametrize(("knob", "value", "cut"), [("MAX_EXTRA_BYTES", 10 * 1024, "more than 0 MB of Markdown"),
+                                                    ("MAX_EXTRA_ENTRIES", 30, "more than 30 files and folders")])
+def test_a_walk_cut_by_size_or_entries_is_an_issue_in_status_and_the_rest_is_indexed(
+        tmp_path: Path, workspace: Path, make_env, monkeypatch: pytest.MonkeyPatch, knob: str, value: int,
+        cut: str) -> None:
+    monkeypatch.setattr(listing, knob, value)
+    big = tmp_path / "big"
+    big.mkdir()
+    for i in range(40):
+        (big / f"n{i:02d}.md").write_text(f"- note {i:02d}: the lanternfish {'x' * 1000}\n", encoding="utf-8")
+    (tmp_path / "state").mkdir()
+    (tmp_path / "state" / "openclaw.json").write_text(json.dumps(
+        {"agents": {"defaults": {"memorySearch": {"extraPaths": [str(big)]}}}}), encoding="utf-8")
+    with MemoryManager(make_env()) as manager:
+        manager.sync()
+        issues = manager.status()["issues"]
+        indexed = sorted(row[0] for row in manager.store.file_rows())
+    assert [i["path"] for i in issues] == ["../big"] and cut in issues[0]["reason"]
+    assert "MEMORY.md" in indexed and "../big/n00.md" in indexed and "../big/n39.md" not in indexed

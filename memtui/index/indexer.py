@@ -155,10 +155,11 @@ class Indexer:
             chunks = split_for_embedding(chunks, self.provider.max_input_tokens)
         return chunks
 
-    def _listed(self, only: set[str] | None) -> list[MemoryFile]:
-        """The memory files, or just those of `only` that the listing rules would include (no tree walk)."""
+    def _listed(self, only: set[str] | None, issues: list[FileIssue]) -> list[MemoryFile]:
+        """The memory files (an extra path's walk cut short is an issue), or just those of `only` that the
+        listing rules would include (no tree walk)."""
         if only is None:
-            return list_memory_files(self.workspace_dir, self.settings.extra_paths)
+            return list_memory_files(self.workspace_dir, self.settings.extra_paths, issues)
         files = []
         for rel in sorted(only):
             try:
@@ -178,7 +179,7 @@ class Indexer:
         is not read: it is what was indexed (as `freshness.first_difference` takes it), so a sync of 10,000
         unchanged notes costs 10,000 `lstat` calls, not 10,000 reads and hashes."""
         loaders: list[tuple[str, Callable[[], _Document | None]]] = []
-        for memory_file in self._listed(only):
+        for memory_file in self._listed(only, report.issues):
 
             def load(mf: Any = memory_file) -> _Document | None:
                 row = known.get(mf.rel_path)

@@ -11,6 +11,7 @@ from typing import BinaryIO
 
 from memtui.atomic import open_for_read, parts_below
 from memtui.errors import PathError
+from memtui.issues import FileIssue
 from memtui.settings.paths import resolve_extra_path
 
 ROOT_MEMORY_FILE = "MEMORY.md"
@@ -18,6 +19,11 @@ MEMORY_DIR = "memory"
 REPAIR_DIR = ".openclaw-repair"
 # Larger memory files are not indexed (an issue says so).
 MAX_MARKDOWN_BYTES = 20 * 1024 * 1024
+# The walk of one extra path stops at the first of these (an issue says so; several narrower entries each get
+# their own): a folder of notes is far below them, a home folder or a disk far above (README, "Reliability").
+MAX_EXTRA_FILES = 20_000
+MAX_EXTRA_BYTES = 256 * 1024 * 1024
+MAX_EXTRA_ENTRIES = 200_000
 DAILY_RE = re.compile(r"^(\d{4})-(\d{2})-(\d{2})(?:-(.+))?\.md$")
 
 
@@ -54,26 +60,44 @@ def canonical_root_memory(workspace_dir: Path) -> Path | None:
     return path
 
 
-def _walk_markdown(directory: Path) -> list[str]:
+def _walk_markdown(directory: Path, *, bounded: bool = False) -> tuple[list[str], str | None]:
     """Depth-first walk in name order: symlinks (files and dirs) and `.openclaw-repair` skipped, `.md` files
     kept, as paths relative to `directory` (joined with `/`). Iterative, so a folder nested thousands of levels
-    deep is walked like any other."""
+    deep is walked like any other. `bounded` (an extra path) stops at `MAX_EXTRA_*`; then the second value
+    says where, in words."""
     found: list[str] = []
     pending: list[tuple[str, list[os.DirEntry[str]]]] = [("", _entries_last_first(str(directory)))]
+    visited = size = 0
     while pending:
         prefix, entries = pending[-1]
         if not entries:
             pending.pop()
             continue
         entry = entries.pop()
+        visited += 1
+        if bounded and visited > MAX_EXTRA_ENTRIES:
+            return found, f"more than {MAX_EXTRA_ENTRIES:,} files and folders to walk"
         if entry.is_symlink():
             continue
         if entry.is_dir(follow_symlinks=False):
             if entry.name != REPAIR_DIR:
                 pending.append((f"{prefix}{entry.name}/", _entries_last_first(entry.path)))
         elif entry.is_file(follow_symlinks=False) and entry.name.endswith(".md"):
+            if bounded:
+                if len(found) == MAX_EXTRA_FILES:
+                    return found, f"more than {MAX_EXTRA_FILES:,} Markdown files"
+                size += _size(entry)
+                if size > MAX_EXTRA_BYTES:
+                    return found, f"more than {MAX_EXTRA_BYTES // (1024 * 1024)} MB of Markdown"
             found.append(prefix + entry.name)
-    return found
+    return found, None
+
+
+def _size(entry: os.DirEntry[str]) -> int:
+    try:
+        return entry.stat(follow_symlinks=False).st_size
+    except OSError:
+        return 0
 
 
 def _entries_last_first(directory: str) -> list[os.DirEntry[str]]:
@@ -85,17 +109,26 @@ def _entries_last_first(directory: str) -> list[os.DirEntry[str]]:
         return []
 
 
-def _below(workspace_dir: Path, directory: Path) -> list[tuple[str, str, str]]:
+def _below(workspace_dir: Path, directory: Path,
+           issues: list[FileIssue] | None = None) -> list[tuple[str, str, str]]:
     """The Markdown files under `directory`: path, workspace-relative path and real path, each built from the
-    folder's own once (the walk skips symlinks, so nothing below the folder changes the real path)."""
+    folder's own once (the walk skips symlinks, so nothing below the folder changes the real path). With
+    `issues` (an extra path), the walk is bounded and a cut is recorded there."""
     base, real_dir = os.fspath(directory).rstrip("/"), os.path.realpath(directory).rstrip("/")
     rel_dir = rel_path(workspace_dir, directory)
     prefix = "" if rel_dir == "." else f"{rel_dir}/"
-    return [(f"{base}/{inner}", prefix + inner, f"{real_dir}/{inner}") for inner in _walk_markdown(directory)]
+    inner_paths, cut = _walk_markdown(directory, bounded=issues is not None)
+    if cut is not None and issues is not None:
+        issues.append(FileIssue(rel_dir, f"extra path with {cut}: only the first {len(inner_paths):,} Markdown "
+                                         "files (in name order) are indexed; name a narrower folder, or split it "
+                                         "into several extraPaths entries"))
+    return [(f"{base}/{inner}", prefix + inner, f"{real_dir}/{inner}") for inner in inner_paths]
 
 
-def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = ()) -> list[MemoryFile]:
-    """MEMORY.md, then `memory/**/*.md`, then each extra path; de-duplicated by real path."""
+def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[str] = (),
+                      issues: list[FileIssue] | None = None) -> list[MemoryFile]:
+    """MEMORY.md, then `memory/**/*.md`, then each extra path (its walk bounded: `MAX_EXTRA_*`, a cut recorded
+    in `issues` when given); de-duplicated by real path."""
     candidates: list[tuple[str, str, str]] = []
     root = canonical_root_memory(workspace_dir)
     if root is not None:
@@ -108,7 +141,7 @@ def list_memory_files(workspace_dir: Path, extra_paths: tuple[str, ...] | list[s
         if extra.is_symlink():
             continue
         if extra.is_dir():
-            candidates.extend(_below(workspace_dir, extra))
+            candidates.extend(_below(workspace_dir, extra, [] if issues is None else issues))
         elif extra.is_file() and extra.name.endswith(".md"):
             candidates.append((str(extra), rel_path(workspace_dir, extra), os.path.realpath(extra)))
     seen: set[str] = set()

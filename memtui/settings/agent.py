@@ -33,6 +33,7 @@ from memtui.settings.paths import (
     memtui_dir,
     memtui_store_path,
     openclaw_store_path,
+    refused_extra_paths,
     resolve_config_path,
     resolve_state_dir,
     resolve_workspace_dir,
@@ -187,6 +188,10 @@ def resolve_agent(
     if (generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)) == "2026.9":
         settings = apply_fixed_knobs(settings)
         warnings.extend(retired_keys(loaded.raw))
+    refused = refused_extra_paths(workspace_dir, settings.extra_paths, state, env)
+    if refused:
+        settings = replace(settings, extra_paths=tuple(p for p in settings.extra_paths if p not in refused))
+        warnings.extend(refused.values())
     if read_only and not store_path.exists():
         raise PathError(f"--read-only needs an existing index; {store_path} does not exist")
     return AgentEnv(

@@ -193,3 +193,30 @@ def resolve_extra_path(workspace_dir: Path, raw: str) -> Path:
     """An `extraPaths` entry as OpenClaw's `normalizeExtraMemoryPaths` reads it: absolute or relative to the
     workspace, by plain `path.resolve` — a leading `~` is a folder named `~` in the workspace, not HOME."""
     return js_path_resolve(workspace_dir, raw.strip())
+
+
+def refused_extra_paths(workspace_dir: Path, extra_paths: tuple[str, ...], state_dir: Path,
+                        env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The `extraPaths` entries memtui leaves out, each with the warning to show: the filesystem root, the home
+    folder, the OpenClaw state dir (config, credentials, transcripts) or a folder holding one of them (README,
+    "Reliability"). Compared as written and with links resolved."""
+    env = os.environ if env is None else env
+    homes = {home_dir(env), *([Path(env["HOME"])] if env.get("HOME") else [])}
+    guarded = [(Path(os.path.abspath(h)), "the home folder") for h in homes]
+    guarded.append((Path(os.path.abspath(state_dir)), "the OpenClaw state dir"))
+    guarded += [(Path(os.path.realpath(place)), what) for place, what in guarded]
+    refused: dict[str, str] = {}
+    for raw in extra_paths:
+        target = resolve_extra_path(workspace_dir, raw)
+        for seen in (target, Path(os.path.realpath(target))):
+            if seen == Path(seen.anchor):
+                exact, holds = ["is the filesystem root"], []
+            else:
+                exact = [f"is {what}" for place, what in guarded if place == seen]
+                holds = [f"holds {what}" for place, what in guarded if place.is_relative_to(seen)]
+            if exact or holds:
+                refused[raw] = (f"memorySearch.extraPaths entry {raw!r} {(exact or holds)[0]}; memtui leaves it out "
+                                "(it would index every Markdown file there and let memory_get read any of them): "
+                                "name the folder your notes are in instead")
+                break
+    return refused
