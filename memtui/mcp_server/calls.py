@@ -1,32 +1,17 @@
-"""The MCP server: `memory_search` and `memory_get` over stdio, with the same JSON as the CLI's `--json`."""
+"""The two tools: their schemas, their arguments checked, and their JSON (the same as the CLI's `--json`)."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import math
-import sys
-import threading
-from collections.abc import AsyncIterable, AsyncIterator, Callable
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol
 
-import anyio
-import anyio.from_thread
-import anyio.lowlevel
 import mcp_types as types
-from anyio.streams.memory import MemoryObjectSendStream
-from mcp.server import Server
-from mcp.server.stdio import stdio_server
-from mcp.shared.exceptions import MCPError
-from mcp.shared.message import SessionMessage
-from mcp_types import INTERNAL_ERROR, INVALID_REQUEST, PARSE_ERROR
 
-from memtui import __version__
-from memtui.errors import MemtuiError, ToolInputError, unexpected_message
-from memtui.jscompat import js_stringify, parse_json
+from memtui.errors import ToolInputError
+from memtui.jscompat import js_stringify
 
-T = TypeVar("T")
+MAX_PATH_CHARS = 4096  # PATH_MAX: a longer `memory_get` path is refused before it reaches the file system
 
 CORPORA = ("memory", "wiki", "all", "sessions")
 
@@ -135,6 +120,8 @@ def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
     """Run `memory_get` with MCP arguments (validated) and return the tool JSON (`corpus: wiki` finds nothing:
     there are no wiki supplements)."""
     path = _string(arguments, "path")
+    if len(path) > MAX_PATH_CHARS:
+        raise ToolArgumentError(f"path is too long: {len(path):,} characters (at most {MAX_PATH_CHARS:,})")
     corpus = arguments.get("corpus")
     if corpus is not None and corpus not in ("memory", "wiki", "all"):
         raise ToolArgumentError(f"corpus must be one of memory, wiki, all, got {json.dumps(corpus)}")
@@ -147,133 +134,3 @@ def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
 def render(payload: dict[str, Any]) -> str:
     """The tool JSON as text, formatted like the CLI's `--json`."""
     return js_stringify(payload, indent=2, drop_none=False)
-
-
-def build_server(manager: MemoryTools, session_key: str | None = None) -> Server:
-    """An MCP server exposing the manager's `memory_search` and `memory_get`; `session_key` decides citations
-    (auto mode) and the QMD scope."""
-    handlers = {"memory_search": call_memory_search, "memory_get": call_memory_get}
-
-    async def list_tools(_ctx: Any, _params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-        return types.ListToolsResult(tools=[SEARCH_TOOL, GET_TOOL])
-
-    async def call_tool(_ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
-        handler = handlers.get(params.name)
-        if handler is None:
-            return _error_result(f"unknown tool {params.name!r}; available: {', '.join(handlers)}")
-        arguments = dict(params.arguments or {})
-        try:
-            payload = await _in_daemon_thread(handler, manager, arguments, session_key)
-        except MemtuiError as exc:
-            return _error_result(f"{params.name}: {exc}")
-        except Exception as exc:
-            # One line on stderr, without the arguments (a query may be private) and without a traceback.
-            message = f"{params.name} failed: {unexpected_message(exc)}"
-            print(f"memtui mcp: {message}", file=sys.stderr, flush=True)
-            raise MCPError(code=INTERNAL_ERROR, message=message) from None
-        return types.CallToolResult(content=[types.TextContent(type="text", text=render(payload))],
-                                    structured_content=payload)
-
-    return Server("memtui", version=__version__,
-                  instructions="Agent memory: search with memory_search, then read lines with memory_get.",
-                  on_list_tools=list_tools, on_call_tool=call_tool)
-
-
-def _error_result(message: str) -> types.CallToolResult:
-    return types.CallToolResult(content=[types.TextContent(type="text", text=message)], is_error=True)
-
-
-async def _in_daemon_thread(function: Callable[..., T], *args: Any) -> T:
-    """`function(*args)` in a daemon thread: a call that never returns cannot keep the process alive after
-    the client closed stdin (anyio's worker threads are not daemons)."""
-    outcome: dict[str, Any] = {}
-    done = anyio.Event()
-    token = anyio.lowlevel.current_token()
-
-    def work() -> None:
-        try:
-            outcome["value"] = function(*args)
-        except BaseException as exc:
-            outcome["error"] = exc
-        with contextlib.suppress(RuntimeError):  # the server has shut down meanwhile
-            anyio.from_thread.run_sync(done.set, token=token)
-
-    threading.Thread(target=work, name="memtui-mcp-call", daemon=True).start()
-    await done.wait()
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
-
-
-def protocol_error(line: str) -> types.JSONRPCError | None:
-    """The JSON-RPC error answering a line that is not a valid message (None for a valid one): -32700 for a
-    line that is not JSON, -32600 for a batch (MCP has none), a missing `"jsonrpc": "2.0"` or a bad shape."""
-    try:
-        message = parse_json(line)
-    except ValueError:
-        return _rpc_error(None, PARSE_ERROR, "Parse error: the line is not JSON")
-    if not isinstance(message, dict):
-        what = "a batch (MCP does not use batches)" if isinstance(message, list) else "not a JSON object"
-        return _rpc_error(None, INVALID_REQUEST, f"Invalid Request: {what}")
-    request_id = message.get("id")
-    request_id = request_id if isinstance(request_id, str) or type(request_id) is int else None
-    if message.get("jsonrpc") != "2.0":
-        return _rpc_error(request_id, INVALID_REQUEST, 'Invalid Request: "jsonrpc" must be "2.0"')
-    try:
-        types.jsonrpc_message_adapter.validate_python(message, by_name=False)
-    except ValueError:
-        return _rpc_error(request_id, INVALID_REQUEST, "Invalid Request: not a JSON-RPC request, notification or "
-                                                       "response")
-    return None
-
-
-def _rpc_error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
-
-
-class _CheckedLines:
-    """stdin as lines that are JSON-RPC messages; any other line is answered with its error instead of being
-    dropped without a word (the SDK's transport skips what it cannot parse). At the end of stdin the
-    answers still pending are written before the end is passed on (and the server shuts down)."""
-
-    def __init__(self, lines: AsyncIterable[str], replies: MemoryObjectSendStream[types.JSONRPCError],
-                 answered: anyio.Event) -> None:
-        self.lines = lines
-        self.replies = replies
-        self.answered = answered
-
-    async def __aiter__(self) -> AsyncIterator[str]:
-        async for line in self.lines:
-            if not line.strip():
-                continue
-            error = protocol_error(line)
-            if error is None:
-                yield line
-            else:
-                await self.replies.send(error)
-        await self.replies.aclose()
-        await self.answered.wait()
-
-
-async def serve_stdio(manager: MemoryTools, session_key: str | None = None) -> None:
-    """Serve the tools on stdin/stdout until the client closes the connection."""
-    server = build_server(manager, session_key)
-    send_replies, replies = anyio.create_memory_object_stream[types.JSONRPCError](16)
-    answered = anyio.Event()
-    stdin = anyio.wrap_file(io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace"))
-    checked = _CheckedLines(stdin, send_replies, answered)
-    async with stdio_server(stdin=checked) as (read_stream, write_stream):  # type: ignore[arg-type]
-
-        async def answer_protocol_errors() -> None:
-            try:
-                async for error in replies:
-                    await write_stream.send(SessionMessage(error))
-            except (anyio.ClosedResourceError, anyio.BrokenResourceError):
-                pass  # the server is gone: nobody is left to answer
-            finally:
-                answered.set()
-
-        async with anyio.create_task_group() as group:
-            group.start_soon(answer_protocol_errors)
-            await server.run(read_stream, write_stream, server.create_initialization_options())
-            group.cancel_scope.cancel()

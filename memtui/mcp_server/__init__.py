@@ -1,0 +1,36 @@
+"""The MCP server: `memory_search` and `memory_get` over stdio, with the same JSON as the CLI's `--json`.
+
+Order and load policy (JSON-RPC clients match answers to requests by id, so answers need not come in order):
+
+* Lines are read and checked in the order they come. A line that is not a valid message is answered at once
+  with its JSON-RPC error (`lines.py`). `initialize` is answered before any later line is read, so nothing
+  overtakes it.
+* `ping`, `tools/list` and the errors are answered on the event loop as soon as their line is read: they
+  never wait behind a tool call.
+* Tool calls run on `WORKERS` threads, started in arrival order from one queue; they may finish, and so be
+  answered, out of order. While `QUEUE_LIMIT` calls (or `WEIGHT_LIMIT` characters of their arguments) are
+  waiting or running, stdin is not read: a client that writes faster than calls are answered is held up by
+  the pipe (back-pressure), and a `ping` written behind such a backlog is answered as soon as it is read.
+* Answers are written one at a time, in the order they are ready. At the end of stdin, the answers still
+  owed are written while they keep coming (`DRAIN_IDLE_S`); then the server shuts down and a call still
+  running is answered "Connection closed".
+"""
+
+from memtui.mcp_server.calls import (
+    CORPORA,
+    GET_TOOL,
+    MAX_PATH_CHARS,
+    SEARCH_TOOL,
+    MemoryTools,
+    ToolArgumentError,
+    call_memory_get,
+    call_memory_search,
+    render,
+)
+from memtui.mcp_server.lines import Checked, check_line
+from memtui.mcp_server.pool import QUEUE_LIMIT, WEIGHT_LIMIT, WORKERS, WorkerPool
+from memtui.mcp_server.stdio import DRAIN_IDLE_S, build_server, serve_stdio
+
+__all__ = ["CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "MAX_PATH_CHARS", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT",
+           "WORKERS", "Checked", "MemoryTools", "ToolArgumentError", "WorkerPool", "build_server", "call_memory_get",
+           "call_memory_search", "check_line", "render", "serve_stdio"]
