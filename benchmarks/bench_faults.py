@@ -52,7 +52,7 @@ from datetime import date
 from hashlib import sha256
 from pathlib import Path
 
-from memtui.atomic import ConflictError, atomic_write_text
+from memtui.atomic import ConflictError, append_text, atomic_write_text
 from memtui.errors import MemtuiError
 from memtui.index.store import Store
 from memtui.manager import MemoryManager
@@ -573,7 +573,8 @@ def links(root: Path, tally: Tally, rounds: int) -> None:
 
 
 def _write_races(workspace: Path, outside: Path, tally: Tally, rounds: int) -> None:
-    """Saves and appends into memory/race/ while it flips between a folder, a symlink out and a file."""
+    """Saves (the library's and the editor's) and appends into memory/race/ while it flips between a folder, a
+    symlink out and a file."""
     memory, stop = workspace / "memory", threading.Event()
 
     def flip() -> None:
@@ -597,11 +598,12 @@ def _write_races(workspace: Path, outside: Path, tally: Tally, rounds: int) -> N
     flipper.start()
     writes: list[Callable[[], object]] = [
         lambda: atomic_write_text(memory / "race" / "a.md", "overwritten\n", root=workspace),
-        lambda: save_memory_file(workspace, "memory/race/b.md", "saved\n", expected_digest=False)]
+        lambda: save_memory_file(workspace, "memory/race/b.md", "saved\n", expected_digest=False),
+        lambda: append_text(memory / "race" / "c.md", lambda _text: "- appended\n", root=workspace)]
     try:
         for attempt in range(rounds * 150):
             try:
-                writes[attempt % 2]()
+                writes[attempt % 3]()
                 raw = False
             except MemtuiError:
                 raw = False
