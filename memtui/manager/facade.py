@@ -132,6 +132,15 @@ class MemoryManager(StatusReport, EventHub):
 
     def _store_at(self, path: Path) -> Store:
         store_settings = self.settings.store
+        if store_settings.driver == "postgres":  # the agent's index in one database; another path: a rebuild's
+            from memtui.index.store.postgres import PostgresStore
+            from memtui.search.tokenizer import PorterTokenizer
+
+            return PostgresStore(  # type: ignore[return-value]  # an IndexStore (memtui.index.store.protocol)
+                store_settings.url or "", agent=self.env.agent_id, workspace=str(self.env.workspace_dir), path=path,
+                tokenizer=PorterTokenizer(), label=None if path == self.env.store_path else str(path),
+                read_only=self.env.read_only, fts_tokenizer=store_settings.fts_tokenizer,
+                vector_enabled=store_settings.vector_enabled, cache_enabled=self.settings.cache.enabled)
         return Store(
             path,
             read_only=self.env.read_only,

@@ -16,6 +16,7 @@ from typing import Any
 from memtui.errors import ConfigError
 from memtui.jscompat import MAX_JSON_DEPTH, too_deep
 from memtui.settings.raw import agent_entry, get_path
+from memtui.settings.store import StoreSettings, store_driver
 from memtui.settings.values import MULTIMODAL_MAX_FILE_BYTES, multimodal_modalities
 
 SOURCES = ("memory", "sessions")
@@ -49,6 +50,7 @@ _MEMORY_SEARCH_SCHEMA: dict[str, Any] = {
     "local": {"modelPath": None, "modelCacheDir": None, "contextSize": None},
     "store": {
         "driver": None,
+        "url": None,
         "path": None,
         "fts": {"tokenizer": None},
         "vector": {"enabled": None, "extensionPath": None},
@@ -109,16 +111,6 @@ class LocalSettings:
     model_path: str | None = None
     model_cache_dir: str | None = None
     context_size: int | str = 4096
-
-
-@dataclass(frozen=True)
-class StoreSettings:
-    """Index store settings (`store`); `path` is OpenClaw's own index, reported but not used by default."""
-
-    path: str = "~/.openclaw/memory/{agentId}.sqlite"
-    fts_tokenizer: str = "unicode61"
-    vector_enabled: bool = True
-    vector_extension_path: str | None = None
 
 
 @dataclass(frozen=True)
@@ -489,6 +481,7 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
     tokenizer = r.str("store.fts.tokenizer", "unicode61")
     if tokenizer not in ("unicode61", "trigram"):
         raise ConfigError(f"{where}: memorySearch.store.fts.tokenizer must be unicode61 or trigram, got {tokenizer!r}")
+    driver, url = store_driver(r.str("store.driver", None), r.str("store.url", None), where)
 
     context_size: int | str = 4096
     raw_context = get_path(r.block, "local", "contextSize")
@@ -538,6 +531,8 @@ def resolve_memory_search(raw: dict[str, Any], agent_id: str, where: str = "<con
             fts_tokenizer=tokenizer,
             vector_enabled=r.bool("store.vector.enabled", True),
             vector_extension_path=r.str("store.vector.extensionPath", None),
+            driver=driver,
+            url=url,
         ),
         chunking=ChunkingSettings(tokens=tokens, overlap=overlap),
         sync=SyncSettings(

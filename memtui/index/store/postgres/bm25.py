@@ -1,0 +1,73 @@
+"""BM25 in SQL, scored exactly as FTS5's `bm25()` scores the SQLite store's memtui keyword table.
+
+FTS5 (`fts5_aux.c`): per phrase i of the query, IDF = ln((N - n_i + 0.5) / (n_i + 0.5)), 1e-6 when not positive;
+score = Σ_i IDF_i · (f_i · (k1 + 1)) / (f_i + k1 · (1 - b + b · D / avgdl)), with k1 = 1.2, b = 0.75, N the
+generation's chunks, avgdl its terms per chunk, D the chunk's terms, f_i the phrase's occurrences in the chunk,
+n_i the chunks holding it; the result is -score. The SQL below computes the same double-precision expressions
+in the same order (the sum in phrase order), so ranks and scores agree to the last bit.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+_PHRASE = re.compile(r'"([^"]*)"')
+_K1, _B = "1.2::float8", "0.75::float8"
+
+
+def match_phrases(match: str, tokens: Callable[[str], list[str]], term: Callable[[str], str]) -> list[list[str]]:
+    """The phrases of a MATCH expression of quoted phrases joined with OR (`fts_query.stemmed_match`), each as
+    the terms FTS5's `porter unicode61` tokenizer makes of it: its word `tokens`, each through `term`."""
+    return [[term(token) for token in tokens(phrase)] for phrase in _PHRASE.findall(match)]
+
+
+def keyword_sql(phrases: Sequence[Sequence[str]], gen: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
+    """SQL and parameters ranking the chunks of generation `gen` (an SQL expression) for the OR of `phrases`:
+    (seq, id, path, source, start_line, end_line, model, text, bm25), best first, ties by seq; `filters` (SQL on
+    `c`, the chunks row) is applied before the limit."""
+    params: dict[str, Any] = {"limit": limit}
+    parts: list[str] = []
+    singles = [(i, phrase[0]) for i, phrase in enumerate(phrases) if len(phrase) == 1]
+    if singles:
+        params["single_i"] = [i for i, _ in singles]
+        params["single_lexeme"] = [lexeme for _, lexeme in singles]
+        parts.append("SELECT q.i, p.seq, p.tf, p.length FROM unnest(%(single_i)s::int[], %(single_lexeme)s::text[]) "
+                     f"AS q(i, lexeme) JOIN memtui.postings p ON p.gen = {gen} AND p.lexeme = q.lexeme")
+    for i, phrase in enumerate(phrases):
+        if len(phrase) > 1:
+            parts.append(_phrase_hits(i, phrase, gen, params))
+    if not parts:
+        return "", params
+    hits = " UNION ALL ".join(parts)
+    weight = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (1.0::float8 - {_B} + {_B} * h.length "
+              "/ (g.tokens::float8 / g.chunks::float8))))")
+    ranked = f"scored s JOIN memtui.chunks c ON c.gen = {gen} AND c.seq = s.seq"
+    if not filters:  # only the winners need their rows
+        ranked = (f"(SELECT * FROM scored ORDER BY score DESC, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
+                  f"ON c.gen = {gen} AND c.seq = s.seq")
+    sql = (
+        f"WITH g AS MATERIALIZED (SELECT chunks, tokens FROM memtui.generations WHERE gen = {gen}), "
+        f"hits AS MATERIALIZED ({hits}), "
+        "idf AS (SELECT h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value FROM "
+        "(SELECT i, count(*) AS n FROM hits GROUP BY i) h CROSS JOIN g CROSS JOIN LATERAL "
+        "(SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + 0.5::float8)) AS x) v), "
+        f"scored AS (SELECT h.seq, sum({weight} ORDER BY h.i) AS score FROM hits h JOIN idf ON idf.i = h.i "
+        "CROSS JOIN g GROUP BY h.seq) "
+        f"SELECT c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score FROM {ranked}"
+        f"{filters} ORDER BY s.score DESC, s.seq LIMIT %(limit)s"
+    )
+    return sql, params
+
+
+def _phrase_hits(i: int, phrase: Sequence[str], gen: str, params: dict[str, Any]) -> str:
+    """(i, seq, occurrences, length) of the chunks where the terms of `phrase` stand one after another."""
+    for j, lexeme in enumerate(phrase):
+        params[f"p{i}_{j}"] = lexeme
+    joins = "".join(f" JOIN memtui.postings p{j} ON p{j}.gen = p0.gen AND p{j}.lexeme = %(p{i}_{j})s "
+                    f"AND p{j}.seq = p0.seq" for j in range(1, len(phrase)))
+    follows = " AND ".join(f"(k.pos + {j}) = ANY(p{j}.positions)" for j in range(1, len(phrase)))
+    return (f"SELECT {i}, p0.seq, count(*)::integer, p0.length FROM memtui.postings p0{joins} "
+            f"CROSS JOIN LATERAL unnest(p0.positions) AS k(pos) WHERE p0.gen = {gen} AND p0.lexeme = %(p{i}_0)s "
+            f"AND {follows} GROUP BY p0.seq, p0.length")

@@ -1,0 +1,121 @@
+"""The PostgreSQL layout: one schema `memtui` for a fleet of agents, connecting, and the per-index lock.
+
+Every (agent, workspace) is a row of `indexes`; its content lives in generations (`generations`, the `gen`
+column of every other table). `indexes.live_gen` points at the generation readers see: a full rebuild writes a
+new generation and flips the pointer in one short transaction, so readers see the old index or the new one,
+never a half-built one, and a rebuild killed at any point leaves the live generation as it was.
+
+Keyword search is BM25 computed in SQL from `postings` (lexeme, chunk, tf, positions), the document lengths and
+the document frequencies, with the terms the writer computed in Python exactly as the SQLite store's memtui
+keyword table (`porter unicode61` over `memtui.index.terms.index_text`) holds them. Vectors are pgvector
+columns searched exactly per generation through its btree (an HNSW index over all agents filtered by agent
+returns too few rows).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from memtui.errors import StoreError
+
+SCHEMA_VERSION = "1"
+# Namespace of memtui's advisory locks (pg_advisory_lock(space, key)): the schema set-up, and one per index.
+LOCK_SPACE = 0x6D74_7569  # "mtui"
+SETUP_LOCK = 0
+_DDL = (
+    "CREATE SCHEMA IF NOT EXISTS memtui",
+    "CREATE TABLE IF NOT EXISTS memtui.info (key text PRIMARY KEY, value text NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS memtui.indexes (id serial PRIMARY KEY, agent text NOT NULL, workspace text NOT NULL, "
+    "live_gen bigint, UNIQUE (agent, workspace))",
+    "CREATE TABLE IF NOT EXISTS memtui.generations (gen bigserial PRIMARY KEY, index_id integer NOT NULL, "
+    "label text, dims integer, chunks bigint NOT NULL DEFAULT 0, tokens bigint NOT NULL DEFAULT 0, "
+    "created timestamptz NOT NULL DEFAULT now())",
+    "CREATE INDEX IF NOT EXISTS generations_label ON memtui.generations (index_id, label)",
+    "CREATE TABLE IF NOT EXISTS memtui.meta (gen bigint NOT NULL, key text NOT NULL, value text NOT NULL, "
+    "PRIMARY KEY (gen, key))",
+    'CREATE TABLE IF NOT EXISTS memtui.files (gen bigint NOT NULL, path text COLLATE "C" NOT NULL, '
+    "source text NOT NULL, hash text NOT NULL, mtime double precision NOT NULL, size bigint NOT NULL, "
+    "PRIMARY KEY (gen, path))",
+    "CREATE SEQUENCE IF NOT EXISTS memtui.chunk_seq",
+    # `seq`: the chunk's document number, in write order (the SQLite store's rowid): ties rank by it.
+    'CREATE TABLE IF NOT EXISTS memtui.chunks (gen bigint NOT NULL, seq bigint NOT NULL, id text COLLATE "C" '
+    'NOT NULL, path text COLLATE "C" NOT NULL, source text COLLATE "C" NOT NULL, start_line integer NOT NULL, '
+    'end_line integer NOT NULL, hash text NOT NULL, model text COLLATE "C" NOT NULL, text text NOT NULL, '
+    "embedding text NOT NULL, updated_at bigint NOT NULL, length integer NOT NULL, vec {vector}, "
+    "PRIMARY KEY (gen, id))",
+    "CREATE UNIQUE INDEX IF NOT EXISTS chunks_seq ON memtui.chunks (gen, seq)",
+    "CREATE INDEX IF NOT EXISTS chunks_path ON memtui.chunks (gen, path, source)",
+    "CREATE INDEX IF NOT EXISTS chunks_model ON memtui.chunks (gen, model)",
+    "CREATE INDEX IF NOT EXISTS chunks_source ON memtui.chunks (gen, source)",
+    # One row per (term, chunk): its count, the chunk's length in terms, and its positions (for phrases).
+    'CREATE TABLE IF NOT EXISTS memtui.postings (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
+    "seq bigint NOT NULL, tf integer NOT NULL, length integer NOT NULL, positions integer[] NOT NULL, "
+    "PRIMARY KEY (gen, lexeme, seq))",
+    "CREATE INDEX IF NOT EXISTS postings_seq ON memtui.postings (gen, seq)",
+    "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
+    "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
+    "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
+    "CREATE INDEX IF NOT EXISTS cache_updated ON memtui.cache (index_id, updated_at)",
+)
+
+
+def connect(url: str) -> tuple[Any, str | None]:
+    """An autocommit connection to `url` (empty: libpq's PG* environment variables) with the schema in place,
+    and why vector search is unavailable (None: pgvector is there); a failure is a StoreError naming the server
+    without its password."""
+    try:
+        import psycopg
+    except ImportError:
+        raise StoreError("store.driver is postgres but psycopg is not installed",
+                         'pip install "memtui[postgres]"') from None
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10, application_name="memtui")
+    except psycopg.Error as exc:
+        raise StoreError(f"cannot connect to PostgreSQL at {describe(url)}: {str(exc).strip()}",
+                         "check memorySearch.store.url (or PGHOST, PGPORT, PGDATABASE, PGUSER, PGPASSWORD)") from None
+    try:
+        vector_error = _set_up(conn)
+    except BaseException:
+        conn.close()
+        raise
+    return conn, vector_error
+
+
+def _set_up(conn: Any) -> str | None:
+    """Create what is missing, once per database (under a lock: many processes may start at once); returns why
+    vector search is unavailable (no pgvector on the server), or None."""
+    import psycopg
+
+    with conn.transaction():
+        conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", (LOCK_SPACE, SETUP_LOCK))
+        vector_error = None
+        try:
+            with conn.transaction():
+                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        except psycopg.Error as exc:
+            vector_error = f"the pgvector extension is not available on the server: {str(exc).strip()}"
+        have = conn.execute("SELECT to_regclass('memtui.info') IS NOT NULL").fetchone()[0]
+        if have:
+            row = conn.execute("SELECT value FROM memtui.info WHERE key = 'schema'").fetchone()
+            if row is None or row[0] != SCHEMA_VERSION:
+                raise StoreError(f"the memtui schema in this database is version {row[0] if row else '?'}; this "
+                                 f"memtui reads version {SCHEMA_VERSION}", "upgrade memtui, or use another database")
+            return vector_error
+        for statement in _DDL:
+            conn.execute(statement.replace("{vector}", "text" if vector_error else "vector"))
+        conn.execute("INSERT INTO memtui.info (key, value) VALUES ('schema', %s)", (SCHEMA_VERSION,))
+    return vector_error
+
+
+def describe(url: str) -> str:
+    """`url` for messages and `status`: host, port, database and user, never the password."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        parts = conninfo_to_dict(url)
+    except Exception:
+        return "<unparsable store.url>"
+    host = parts.get("host") or "(PGHOST or the default socket)"
+    port = f":{parts['port']}" if parts.get("port") else ""
+    user = f"{parts['user']}@" if parts.get("user") else ""
+    return f"{user}{host}{port}/{parts.get('dbname') or '(PGDATABASE or the user name)'}"
