@@ -106,6 +106,53 @@ def test_every_line_that_is_not_a_message_gets_its_json_rpc_error(server: RawSer
     assert sorted(tool["name"] for tool in listed["result"]["tools"]) == ["memory_get", "memory_search"]
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize(("line", "code", "request_id", "words"), [
+    ('{"jsonrpc": "2.0", "id": 1e308, "method": "ping"}', -32600, None, "not a number with a fraction or an exponent"),
+    ('{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}', -32600, None, "not a number with a fraction or an exponent"),
+    ('{"jsonrpc": "2.0", "id": null, "method": "ping"}', -32600, None, "not null"),
+    ('{"jsonrpc": "2.0", "id": true, "method": "ping"}', -32600, None, "not a boolean"),
+    ('{"jsonrpc": "2.0", "id": [], "method": "ping"}', -32600, None, "not an array"),
+    ('{"jsonrpc": "2.0", "id": {}, "method": "ping"}', -32600, None, "not an object"),
+    ('{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}', -32600, None, "lone surrogate"),
+    ('{"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "memory_search", "arguments": '
+     f'{{"query": "x", "deep": {DEEP}}}}}}}', -32602, 9, "Invalid params: nested more than 200 levels deep"),
+    (f'{{"jsonrpc": "2.0", "id": "p", "method": "ping", "extra": {DEEP}}}', -32600, "p", "nested more than 200"),
+    (f'{{"jsonrpc": "2.0", "id": {DEEP}, "method": "ping"}}', -32600, None, "not an array"),
+    (DEEP, -32600, None, "a batch"),
+    ('{"jsonrpc": "2.0", "id": 11, "method": "tools/call", "params": {"name": "memory_search", "arguments": '
+     f'{{"query": "x", "maxResults": {"7" * 5000}}}}}}}', -32602, 11, "an integer has more than 4300 digits"),
+])
+def test_odd_ids_and_json_too_deep_to_read_get_the_error_they_deserve(server: RawServer, line: str, code: int,
+                                                                      request_id: Any, words: str) -> None:
+    server.send_line(line)
+    answer = server.receive(timeout=30)
+    assert answer["id"] == request_id and answer["error"]["code"] == code
+    assert words in answer["error"]["message"] and "not JSON" not in answer["error"]["message"]
+    assert server.request("ping", {})["result"] == {}
+
+
+def test_lone_surrogates_become_replacement_characters_and_get_answers(server: RawServer) -> None:
+    server.send_line('{"jsonrpc": "2.0", "id": "name", "method": "tools/call", '
+                     '"params": {"name": "memory_\\ud800", "arguments": {}}}')
+    named = server.receive()
+    assert named["id"] == "name" and named["result"]["isError"] is True
+    assert named["result"]["content"][0]["text"].startswith("unknown tool 'memory_\ufffd'")
+    server.send_line('{"jsonrpc": "2.0", "id": "query", "method": "tools/call", '
+                     '"params": {"name": "memory_search", "arguments": {"query": "payment \\udc00webhook"}}}')
+    searched = server.receive()
+    assert searched["id"] == "query" and searched["result"]["isError"] is False
+    assert searched["result"]["structuredContent"]["results"][0]["path"] == "memory/2026-11-28.md"
+
+
+def test_a_notification_too_deep_to_read_is_not_answered(server: RawServer) -> None:
+    server.send_line(f'{{"jsonrpc": "2.0", "method": "notifications/progress", "params": {{"deep": {DEEP}}}}}')
+    server.send_line(json.dumps({"jsonrpc": "2.0", "id": "next", "method": "ping"}))
+    assert server.receive(timeout=30) == {"jsonrpc": "2.0", "id": "next", "result": {}}
+
+
 def test_an_internal_failure_is_an_internal_error_with_one_line_on_stderr(server: RawServer, tmp_path: Path,
                                                                          workspace: Path) -> None:
     assert server.call("memory_search", {"query": "payment webhook"})["result"]["isError"] is False

@@ -22,8 +22,8 @@ _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 @dataclass(frozen=True)
 class Checked:
     """What to do with one line: pass `line` on to the SDK, or answer `error`; both None: drop it (a
-    notification that cannot be taken, which JSON-RPC never answers). `request_id` and `method` are set for a
-    request passed on, `cancels` for a `notifications/cancelled`."""
+    notification that cannot be taken, which JSON-RPC never answers). `method` is set for a request or a
+    notification passed on, `request_id` for a request, `cancels` for a `notifications/cancelled`."""
 
     line: str | None = None
     error: types.JSONRPCError | None = None
@@ -55,9 +55,9 @@ def check_line(line: str) -> Checked:
                                                     "response")
     if isinstance(parsed, types.JSONRPCRequest):
         return Checked(line=line, request_id=parsed.id, method=parsed.method)
-    if isinstance(parsed, types.JSONRPCNotification) and parsed.method == "notifications/cancelled":
-        cancelled = (parsed.params or {}).get("requestId")
-        return Checked(line=line, cancels=cancelled if id_problem(cancelled) is None else None)
+    if isinstance(parsed, types.JSONRPCNotification):
+        cancelled = (parsed.params or {}).get("requestId") if parsed.method == "notifications/cancelled" else None
+        return Checked(line=line, method=parsed.method, cancels=cancelled if id_problem(cancelled) is None else None)
     return Checked(line=line)
 
 

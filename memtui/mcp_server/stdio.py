@@ -27,7 +27,7 @@ from mcp_types import INTERNAL_ERROR
 from memtui import __version__
 from memtui.errors import MemtuiError, unexpected_message
 from memtui.mcp_server.calls import GET_TOOL, SEARCH_TOOL, MemoryTools, call_memory_get, call_memory_search, render
-from memtui.mcp_server.lines import check_line
+from memtui.mcp_server.lines import Checked, check_line
 from memtui.mcp_server.pool import WorkerPool
 
 BLOCK = 1 << 16  # bytes read from stdin at a time
@@ -88,6 +88,10 @@ class _Owed:
         """A request is passed on."""
         self.counts[(type(request_id), request_id)] += 1
 
+    def owes(self, request_id: str | int) -> bool:
+        """Whether `request_id` is still owed an answer."""
+        return (type(request_id), request_id) in self.counts
+
     def settle(self, request_id: str | int) -> None:
         """A request is answered, or cancelled by the client."""
         key = (type(request_id), request_id)
@@ -100,7 +104,7 @@ class _Owed:
 
     async def answered(self, request_id: str | int) -> None:
         """Return once `request_id` is no longer owed."""
-        while (type(request_id), request_id) in self.counts:
+        while self.owes(request_id):
             await self._changed.wait()
 
     async def wait(self, idle_s: float) -> None:
@@ -125,6 +129,7 @@ class _StdinLines:
         self.pool = pool
         self.owed = owed
         self.replies = replies
+        self.initialized = False
 
     async def __aiter__(self) -> AsyncIterator[str]:
         async with self.replies:
@@ -138,8 +143,8 @@ class _StdinLines:
                     await self.replies.send(SessionMessage(checked.error))
                 if checked.line is None:
                     continue
-                if checked.cancels is not None:
-                    self.owed.settle(checked.cancels)
+                if checked.method is not None and checked.request_id is None and not self._wanted(checked):
+                    continue
                 if checked.method == "tools/call":
                     await self.pool.wait_for_room()
                 if checked.request_id is not None:
@@ -148,6 +153,18 @@ class _StdinLines:
                 if checked.method == "initialize" and checked.request_id is not None:
                     await self.owed.answered(checked.request_id)
             await self.owed.wait(DRAIN_IDLE_S)
+
+    def _wanted(self, notification: Checked) -> bool:
+        """Whether the SDK needs a notification: the first `notifications/initialized`, and a
+        `notifications/cancelled` for a request still owed an answer. The server has no use for any other
+        (it sends the client no requests to report progress on), so a flood of them costs little."""
+        if notification.method == "notifications/initialized":
+            first, self.initialized = not self.initialized, True
+            return first
+        if notification.cancels is not None and self.owed.owes(notification.cancels):
+            self.owed.settle(notification.cancels)
+            return True
+        return False
 
     async def _lines(self) -> AsyncIterator[str]:
         blocks, receive = anyio.create_memory_object_stream[bytes](READ_AHEAD)
