@@ -133,11 +133,26 @@ async def palette(app: MemtuiApp, pilot) -> None:
     await pilot.pause(0.5)
 
 
+async def recalls(app: MemtuiApp, pilot) -> None:
+    await pilot.press("escape", "a")
+    await pilot.pause(0.5)
+    if app.screen.recalls:
+        await pilot.press("enter")
+        await pilot.pause(0.8)
+
+
+async def health(app: MemtuiApp, pilot) -> None:
+    (app.manager.env.workspace_dir / "memory" / f"{TODAY.isoformat()}.md").write_text(
+        f"# {TODAY.isoformat()}\n\n- A note written after the last sync.\n", encoding="utf-8")
+    await pilot.press("escape", "H")
+    await pilot.pause(0.5)
+
+
 SCREENS: dict[str, Callable[..., Awaitable[None]]] = {
     "main": main_screen, "main-80x24": main_screen, "main-200x50": main_screen, "file": file_view,
     "tuning": tuning, "tuning-80x24": tuning, "why-not": why_not, "sessions": sessions,
     "bootstrap": bootstrap, "startup": startup, "editor": editor, "help": help_screen, "help-80x24": help_screen,
-    "dreams": dreams, "status": status, "palette": palette,
+    "dreams": dreams, "status": status, "palette": palette, "recalls": recalls, "health": health,
 }
 
 

@@ -14,17 +14,19 @@ from typing import Any
 
 from memtui.agentdb.ownership import reading, table_names
 from memtui.atomic import open_for_read
-from memtui.errors import PathError, StoreError
+from memtui.errors import MemtuiError, PathError, StoreError
 from memtui.index.chunking import chunk_markdown
 from memtui.index.chunking_v5 import prepare_chunks
 from memtui.index.freshness import read_memory_bytes, same_stat
 from memtui.index.workspace import MAX_MARKDOWN_BYTES, list_memory_files
 from memtui.jscompat import sha256_hex
+from memtui.settings.agent import AgentEnv
 
 # (files table, chunks table, meta table, meta key) of each index layout
 AGENT_DB_TABLES = ("memory_index_sources", "memory_index_chunks", "memory_index_meta", "memory_index_meta_v1")
 CLASSIC_TABLES = ("files", "chunks", "meta", "memory_index_meta_v1")
 USER_FILE = "USER.md"
+INDEXES = ("openclaw", "memtui")
 KINDS = ("changed", "new", "deleted", "recut", "model", "unreadable")
 
 
@@ -47,7 +49,7 @@ class IndexHealth:
 
     label: str
     path: Path
-    files: int = 0
+    files: int = 0  # memory files indexed (session transcripts are not compared)
     chunks: int = 0
     files_on_disk: int = 0
     model: str | None = None
@@ -112,7 +114,7 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
                 f"SELECT path, start_line, end_line, hash FROM {chunks_table} WHERE source = 'memory'"):
             cut.setdefault(path, set()).add((int(start), int(end), digest))
         models = dict(conn.execute(f"SELECT model, COUNT(*) FROM {chunks_table} GROUP BY model"))
-        health.files = conn.execute(f"SELECT COUNT(*) FROM {files_table}").fetchone()[0]
+        health.files = len(indexed)
         health.chunks = sum(models.values())
         last = conn.execute(f"SELECT MAX(updated_at) FROM {chunks_table}").fetchone()[0]
         health.last_written_ms = int(last) if last is not None else None
@@ -176,3 +178,27 @@ def _model_rows(models: dict[str | None, int], meta_model: str | None, search_mo
             rows.append(HealthRow("model", "*", f"{count} chunks embedded with {model}; queries here would be "
                                                 f"embedded with {search_model}: the vector side cannot be used"))
     return rows
+
+
+def agent_index_health(env: AgentEnv, which: str | None = None) -> IndexHealth:
+    """The health of `which` index of the agent (OpenClaw's when None and it has one, else memtui's)."""
+    generation = env.generation
+    settings = env.settings
+    has_openclaw = generation.name in ("2026.9", "2026.4") and generation.path.is_file()
+    which = which or ("openclaw" if has_openclaw else "memtui")
+    search_model = settings.model or None if settings.provider not in ("auto", "none") else None
+    if which == "openclaw":
+        if not has_openclaw:
+            raise MemtuiError(f"OpenClaw has no index for agent {env.agent_id} yet ({generation.path}); "
+                              "memtui health --index memtui checks memtui's")
+        agent_db = generation.name == "2026.9"
+        return index_health(generation.path, generation.label, env.workspace_dir,
+                            tables=AGENT_DB_TABLES if agent_db else CLASSIC_TABLES, layout_2026_9=agent_db,
+                            extra_paths=settings.extra_paths, chunk_tokens=settings.chunking.tokens,
+                            chunk_overlap=settings.chunking.overlap, search_model=search_model)
+    if not env.store_path.is_file():
+        raise MemtuiError(f"memtui has not indexed agent {env.agent_id} yet ({env.store_path}); run memtui index")
+    return index_health(env.store_path, "memtui's index", env.workspace_dir, tables=CLASSIC_TABLES,
+                        layout_2026_9=False, extra_paths=settings.extra_paths,
+                        chunk_tokens=settings.chunking.tokens, chunk_overlap=settings.chunking.overlap,
+                        search_model=search_model)

@@ -183,6 +183,22 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self.push_screen(DreamsScreen(self.manager.env.workspace_dir, now=self.now,
                                       read_only=self.manager.env.read_only))
 
+    def action_recalls(self) -> None:
+        """Open the agent's memory calls."""
+        from memtui.tui.screens.recalls import RecallsScreen
+
+        self.push_screen(RecallsScreen(self.manager, now=self.now))
+
+    def action_index_health(self) -> None:
+        """Open the index health check; the file of the row chosen there opens in the viewer."""
+        from memtui.tui.screens.health import HealthScreen
+
+        def chosen(rel: str | None) -> None:
+            if rel is not None:
+                self.open_file(rel, self.manager.env.workspace_dir / rel)
+
+        self.push_screen(HealthScreen(self.manager.env), chosen)
+
     # -- screenshot ---------------------------------------------------------------------------
 
     def _screenshot_when_idle(self) -> None:
