@@ -1,5 +1,5 @@
 """A fixed pool of daemon threads for the tool calls, taking them from one first-in first-out queue, and the
-measure of that queue that tells the stdin reader when to stop reading (back-pressure)."""
+size of their arguments, which tells the stdin reader when to stop reading (back-pressure)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,6 @@ import anyio.lowlevel
 T = TypeVar("T")
 
 WORKERS = 4  # searches hold the GIL: more threads would not go faster, but one call waiting on a lock stalls less
-QUEUE_LIMIT = 256  # calls waiting or running before stdin is no longer read
 WEIGHT_LIMIT = 16_000_000  # characters of string arguments waiting or running before stdin is no longer read
 
 
@@ -36,36 +35,19 @@ class _Job:
 
 class WorkerPool:
     """`workers` daemon threads (a call that never returns cannot keep the process alive after the client
-    closed stdin) running calls in arrival order; `has_room` is False while `limit` calls or `max_weight`
-    characters of arguments are pending (queued or running)."""
+    closed stdin) running calls in arrival order; `has_room` is False while the calls queued or running carry
+    `max_weight` characters of arguments or more."""
 
-    def __init__(self, workers: int = WORKERS, limit: int = QUEUE_LIMIT, max_weight: int = WEIGHT_LIMIT) -> None:
+    def __init__(self, workers: int = WORKERS, max_weight: int = WEIGHT_LIMIT) -> None:
         self.workers = workers
-        self.limit = limit
         self.max_weight = max_weight
-        self.pending = 0
         self.weight = 0
         self._jobs: queue.SimpleQueue[_Job] = queue.SimpleQueue()
         self._threads: list[threading.Thread] = []
-        self._waiting: list[anyio.Event] = []
 
     def has_room(self) -> bool:
-        """Whether another call may be taken now."""
-        return self.pending < self.limit and self.weight < self.max_weight
-
-    async def wait_for_room(self) -> None:
-        """Return once `has_room` (at once when it already is)."""
-        while not self.has_room():
-            room = anyio.Event()
-            self._waiting.append(room)
-            await room.wait()
-
-    async def wait_idle(self) -> None:
-        """Return once no call is pending."""
-        while self.pending:
-            idle = anyio.Event()
-            self._waiting.append(idle)
-            await idle.wait()
+        """Whether the calls pending leave room for another one."""
+        return self.weight < self.max_weight
 
     async def run(self, function: Callable[..., T], *args: Any, weight: int = 0) -> T:
         """`function(*args)` on a worker, after the calls queued before it. Cancelled while it waits, the call is
@@ -76,24 +58,16 @@ class WorkerPool:
             for thread in self._threads:
                 thread.start()
         job = _Job(functools.partial(function, *args), anyio.lowlevel.current_token(), anyio.Event())
-        self.pending += 1
         self.weight += weight
         self._jobs.put(job)
         try:
             await job.done.wait()
         finally:
             job.abandoned = True
-            self.pending -= 1
             self.weight -= weight
-            self._wake()
         if job.error is not None:
             raise job.error
         return job.value
-
-    def _wake(self) -> None:
-        waiting, self._waiting = self._waiting, []
-        for event in waiting:
-            event.set()
 
     def _work(self) -> None:
         while True:

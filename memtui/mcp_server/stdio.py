@@ -33,6 +33,7 @@ from memtui.mcp_server.pool import WorkerPool
 BLOCK = 1 << 16  # bytes read from stdin at a time
 READ_AHEAD = 4  # blocks read before the lines are taken
 BIG_LINE = 1 << 16  # a line this long is checked on a thread, so the event loop goes on answering meanwhile
+QUEUE_LIMIT = 256  # tool calls owed an answer (waiting, running, or being written) before stdin is no longer read
 DRAIN_IDLE_S = 2.0  # at the end of stdin, wait for the answers owed while one comes at least this often
 
 
@@ -82,11 +83,13 @@ class _Owed:
 
     def __init__(self) -> None:
         self.counts: collections.Counter[tuple[type, str | int]] = collections.Counter()
+        self.total = 0
         self._changed = anyio.Event()
 
     def add(self, request_id: str | int) -> None:
         """A request is passed on."""
         self.counts[(type(request_id), request_id)] += 1
+        self.total += 1
 
     def owes(self, request_id: str | int) -> bool:
         """Whether `request_id` is still owed an answer."""
@@ -95,12 +98,21 @@ class _Owed:
     def settle(self, request_id: str | int) -> None:
         """A request is answered, or cancelled by the client."""
         key = (type(request_id), request_id)
-        if self.counts[key] <= 1:
-            self.counts.pop(key, None)
-        else:
-            self.counts[key] -= 1
+        count = self.counts.pop(key, 0)
+        if count > 1:
+            self.counts[key] = count - 1
+        self.total -= min(count, 1)
         self._changed.set()
         self._changed = anyio.Event()
+
+    async def changed(self) -> None:
+        """Return at the next answer (or cancel)."""
+        await self._changed.wait()
+
+    async def below(self, limit: int) -> None:
+        """Return once fewer than `limit` requests are owed."""
+        while self.total >= limit:
+            await self._changed.wait()
 
     async def answered(self, request_id: str | int) -> None:
         """Return once `request_id` is no longer owed."""
@@ -118,10 +130,13 @@ class _Owed:
 
 class _StdinLines:
     """stdin read in blocks by a daemon thread, cut into lines, each checked (`check_line`): messages pass on to
-    the SDK, errors go to `replies` (the SDK's transport would drop such lines without a word). A tool call
-    waits for room in the pool first: while it waits stdin is not read, so a client writing faster than the
-    calls are answered is held up by the pipe (back-pressure). At the end of stdin the answers owed are waited
-    for (`DRAIN_IDLE_S`) before the end is passed on and the server shuts down."""
+    the SDK, errors go to `replies` (the SDK's transport would drop such lines without a word).
+
+    A tool call waits until fewer than `QUEUE_LIMIT` requests are owed an answer and the pool has room: while
+    it waits stdin is not read, so a client writing faster than the calls are answered is held up by the pipe
+    (back-pressure), and one that does not read its answers holds up no more than that many. At the end of
+    stdin the answers owed are waited for (`DRAIN_IDLE_S`) before the end is passed on and the server shuts
+    down."""
 
     def __init__(self, fd: int, pool: WorkerPool, owed: _Owed,
                  replies: MemoryObjectSendStream[SessionMessage]) -> None:
@@ -146,13 +161,19 @@ class _StdinLines:
                 if checked.method is not None and checked.request_id is None and not self._wanted(checked):
                     continue
                 if checked.method == "tools/call":
-                    await self.pool.wait_for_room()
+                    await self._room()
                 if checked.request_id is not None:
                     self.owed.add(checked.request_id)
                 yield checked.line
                 if checked.method == "initialize" and checked.request_id is not None:
                     await self.owed.answered(checked.request_id)
             await self.owed.wait(DRAIN_IDLE_S)
+
+    async def _room(self) -> None:
+        """Return once another call may be taken (every answer written settles one, so wakes this up)."""
+        await self.owed.below(QUEUE_LIMIT)
+        while not self.pool.has_room():
+            await self.owed.changed()
 
     def _wanted(self, notification: Checked) -> bool:
         """Whether the SDK needs a notification: the first `notifications/initialized`, and a
