@@ -137,7 +137,7 @@ def _why(manager: MemoryManager, query: str, args: argparse.Namespace) -> int:
         why = explain_agent_db(manager, response, lambda c: c.path == path and c.start_line <= line <= c.end_line,
                                f"{path}:{line}")
     else:
-        why = explain_chunk(manager, response, chunk_at(manager, path, line).id)
+        why = explain_chunk(manager, response, chunk_at(manager, path, line, response).id)
     if args.json:
         print_json(why.to_json())
         return 0

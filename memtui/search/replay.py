@@ -459,7 +459,7 @@ def _replay_memtui(env: AgentEnv, recall: Recall, profile: str, clock: int, open
         result.rows = compare(recall.hit_summaries(), now)
         for row in result.of("dropped"):
             try:
-                chunk = chunk_at(manager, row.path, row.start_line)
+                chunk = chunk_at(manager, row.path, row.start_line, response)
             except PathError as exc:
                 row.why_not = {"stage": "not-indexed", "stillIndexed": False, "headline": exc.message,
                                "reasons": []}

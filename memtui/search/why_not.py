@@ -9,7 +9,7 @@ from typing import Any, Protocol
 
 from memtui.errors import PathError
 from memtui.index.store import ChunkRow, Store
-from memtui.search.engine import CLASSIC_PROFILE
+from memtui.search.engine import CLASSIC_PROFILE, FLAT_BM25
 from memtui.search.formula import formula_text
 from memtui.search.ranking import bm25_rank_to_score
 from memtui.search.response import Candidate, SearchResponse
@@ -56,6 +56,7 @@ class WhyNot:
     decay: float = 1.0
     score: float | None = None
     reasons: list[str] = field(default_factory=list)
+    mode: str = "hybrid"
 
     @property
     def headline(self) -> str:
@@ -65,7 +66,8 @@ class WhyNot:
         return {
             "cut-by-max-results": "cut by maxResults",
             "below-min-score": "below minScore",
-            "not-a-candidate": "not a keyword candidate and not a vector candidate",
+            "not-a-candidate": "not a keyword candidate" if self.mode == "fts-only" else
+            "not a keyword candidate and not a vector candidate",
         }.get(self.stage, self.stage)
 
     def to_json(self) -> dict[str, Any]:
@@ -92,16 +94,14 @@ class WhyNot:
         }
 
 
-def chunk_at(manager: IndexView, path: str, line: int) -> ChunkRow:
-    """The indexed chunk of `path` that covers `line` (the first one when chunks overlap)."""
-    rows = manager.store.chunks_for_path(path)
-    if not rows:
-        raise PathError(f"{path} is not in the index; check the path or re-index")
-    for row in rows:
-        if row.start_line <= line <= row.end_line:
-            return row
-    last = rows[-1].end_line
-    raise PathError(f"{path} has no chunk at line {line}; indexed lines are 1-{last}")
+def chunk_at(manager: IndexView, path: str, line: int, response: SearchResponse | None = None) -> ChunkRow:
+    """The indexed chunk of `path` that covers `line`: of overlapping ones, the best placed in `response` (else
+    the first)."""
+    covering = chunks_at(manager, path, line)
+    if response is not None:
+        placed = {c.id: position for position, c in enumerate(response.candidates)}
+        covering.sort(key=lambda row: placed.get(row.id, len(placed)))
+    return covering[0]
 
 
 def parse_location(text: str) -> tuple[str, int]:
@@ -114,101 +114,149 @@ def parse_location(text: str) -> tuple[str, int]:
     raise PathError(f"{text!r} is not a location; use path:line, e.g. memory/2026-04-20.md:12")
 
 
-def _explain_candidate(candidate: Candidate, response: SearchResponse) -> WhyNot:
-    why = WhyNot(
-        chunk_id=candidate.id, path=candidate.path, start_line=candidate.start_line, end_line=candidate.end_line,
-        stage=candidate.stage, rank=candidate.rank, sorted_rank=candidate.sorted_rank, mmr_rank=candidate.mmr_rank,
-        keyword_candidate=candidate.text_rank is not None, vector_candidate=candidate.vector_rank is not None,
-        bm25=candidate.bm25, text_score=candidate.text_score, vector_score=candidate.vector_score,
-        base_score=candidate.base_score, decay=candidate.decay, score=candidate.score,
-    )
-    reasons = why.reasons
-    if candidate.text_rank is not None:
-        reasons.append(f"keyword candidate #{candidate.text_rank} (bm25 {(candidate.bm25 or 0):.4f}, text score "
-                       f"{(candidate.text_score or 0):.3f})")
+def _keyword_reason(candidate: Candidate | None, found: Candidate | None, response: SearchResponse,
+                    wide: SearchResponse | None) -> str:
+    terms = f"; matched {'+'.join(t for t in (found or candidate).matched_by if t != 'vector')}" \
+        if (found or candidate) is not None and any(t != "vector" for t in (found or candidate).matched_by) else ""
+    if candidate is not None and candidate.text_rank is not None:
+        text = (f"keyword candidate #{candidate.text_rank} of {response.candidate_limit} (bm25 "
+                f"{candidate.bm25 or 0:.4f}, text score {candidate.text_score or 0:.3f})")
+    elif found is None or found.text_rank is None:
+        match = response.keyword.match if response.keyword else None
+        return f"not a keyword candidate: does not match the keyword query {match or '(none)'}"
     else:
-        reasons.append("not a keyword candidate")
-    if response.mode != "fts-only":
-        if candidate.vector_rank is not None:
-            cosine = candidate.cosine if candidate.cosine is not None else candidate.vector_score
-            reasons.append(f"vector candidate #{candidate.vector_rank} (cosine {(cosine or 0):.3f})")
-        else:
-            reasons.append(f"not among the top {response.candidate_limit} vector candidates")
-    if candidate.decay < 1.0:
-        overtaken = sum(1 for other in response.candidates
-                        if other.id != candidate.id and candidate.score < other.score <= candidate.base_score)
-        reasons.append(f"temporal decay ×{candidate.decay:.3f} (age {candidate.age_days or 0:.1f} d) lowered "
-                       f"{candidate.base_score:.3f} → {candidate.score:.3f}"
-                       + (f", letting {overtaken} chunk(s) pass it" if overtaken else ""))
-    if candidate.mmr_rank is not None and candidate.mmr_rank > candidate.sorted_rank:
-        reasons.append(f"MMR pushed it down from #{candidate.sorted_rank} to #{candidate.mmr_rank}")
-    reasons.append(formula_text(candidate, response))
+        matches = sum(1 for c in wide.candidates if c.text_rank is not None) if wide is not None else 0
+        text = (f"not a keyword candidate: matches the keyword query at rank {found.text_rank} of {matches} (bm25 "
+                f"{found.bm25 or 0:.4f}), outside the keyword limit {response.candidate_limit} (maxResults × "
+                "candidateMultiplier)")
+    bm25 = (candidate if candidate is not None and candidate.text_rank is not None else found)
+    if bm25 is not None and bm25.bm25 is not None and abs(bm25.bm25) < FLAT_BM25:
+        text += " — bm25 ≈ 0: its matched words are in nearly every chunk, so the match says almost nothing"
+    return text + terms
+
+
+def _vector_reason(candidate: Candidate | None, found: Candidate | None, response: SearchResponse) -> str:
+    if candidate is not None and candidate.vector_rank is not None:
+        cosine = candidate.cosine if candidate.cosine is not None else candidate.vector_score
+        return f"vector candidate #{candidate.vector_rank} of {response.candidate_limit} (cosine {cosine or 0:.4f})"
+    if found is None or found.vector_rank is None:
+        return "not a vector candidate: the chunk has no usable stored embedding"
+    cosine = found.cosine if found.cosine is not None else found.vector_score
+    text = (f"not a vector candidate: its cosine {cosine or 0:.4f} ranks #{found.vector_rank} of all chunks, "
+            f"outside the top {response.candidate_limit}")
+    if response.profile == "memtui" and candidate is not None:
+        text += " (the memtui profile scores a keyword candidate with its cosine anyway)"
+    return text
+
+
+def _stage_reason(candidate: Candidate, response: SearchResponse) -> str:
     last = response.results[-1] if response.results else None
     if candidate.stage == "returned":
-        reasons.append(f"returned at rank {candidate.rank} ({candidate.threshold})")
-    elif candidate.stage == "cut-by-max-results":
-        position = response.candidates.index(candidate) + 1
-        margin = f": score {candidate.score:.4f} vs {last.score:.4f} of #{last.rank}, the last returned (short by " \
-                 f"{last.score - candidate.score:.4f})" if last is not None else ""
-        reasons.append(f"passed the threshold but sits at #{position}; maxResults is {response.max_results}{margin}")
-    elif candidate.stage == "below-min-score" and response.threshold_rule != "score >= minScore":
+        return f"returned at rank {candidate.rank} ({candidate.threshold})"
+    if candidate.stage == "cut-by-max-results":
+        pool = [c for c in response.candidates if c.stage != "below-min-score"]
+        position = pool.index(candidate) + 1
+        if response.relaxed:
+            head = (f"no hit reached minScore {response.min_score:g}, so the keyword hits were kept instead "
+                    f"(OpenClaw's relax rule); among those {len(pool)} it sits at #{position}")
+        else:
+            head = f"passed the threshold but sits at #{position} of the {len(pool)} that did"
+        if last is None:
+            return f"{head}; maxResults is {response.max_results}"
+        if abs(last.score - candidate.score) < 5e-5:
+            return (f"{head}; maxResults is {response.max_results}: tied with #{last.rank} at {last.score:.4f}, "
+                    "the list order put it after")
+        return (f"{head}; maxResults is {response.max_results}: score {candidate.score:.4f} vs {last.score:.4f} of "
+                f"#{last.rank}, the last returned (short by {last.score - candidate.score:.4f})")
+    by_score = 1 + sum(1 for c in response.candidates if c.score > candidate.score)
+    within = "within" if by_score <= response.max_results else "still past"
+    rank = f"; by score it is #{by_score} of {len(response.candidates)}: {within} maxResults {response.max_results}"
+    if response.relaxed and candidate.text_rank is None:
+        return (f"no hit reached minScore {response.min_score:g}: the relax rule then keeps only keyword "
+                "candidates, and it is not one")
+    if response.threshold_rule != "score >= minScore":
         keyword = bm25_rank_to_score(candidate.bm25) if candidate.bm25 is not None else 0.0
-        reasons.append(f"neither its keyword score {keyword:.3f} nor its cosine {(candidate.cosine or 0):.3f} "
-                       f"reaches minScore (both < minScore {response.min_score:.3f})")
-    elif candidate.stage == "below-min-score":
-        reasons.append(f"score {candidate.score:.4f} < minScore {response.min_score:.4f} (short by "
-                       f"{response.min_score - candidate.score:.4f})")
+        return (f"neither its keyword score {keyword:.3f} nor its cosine {candidate.cosine or 0:.3f} reaches "
+                f"minScore (both < minScore {response.min_score:.3f}){rank}")
+    return (f"score {candidate.score:.4f} < minScore {response.min_score:.4f} (short by "
+            f"{response.min_score - candidate.score:.4f}){rank}")
+
+
+def _explain(row: ChunkRow, candidate: Candidate | None, found: Candidate | None, response: SearchResponse,
+             wide: SearchResponse | None) -> WhyNot:
+    """One chunk's fate: `candidate` is it in `response` (None: not a candidate), `found` in the same search with
+    every chunk a candidate (`wide`, run when a side did not have it)."""
+    shown = candidate or found
+    why = WhyNot(chunk_id=row.id, path=row.path, start_line=row.start_line, end_line=row.end_line,
+                 stage=candidate.stage if candidate is not None else "not-a-candidate", mode=response.mode)
+    if shown is not None:
+        why.rank, why.sorted_rank, why.mmr_rank = (candidate.rank, candidate.sorted_rank, candidate.mmr_rank) \
+            if candidate is not None else (None, None, None)
+        why.keyword_candidate = candidate is not None and candidate.text_rank is not None
+        why.vector_candidate = candidate is not None and candidate.vector_rank is not None
+        why.bm25, why.text_score, why.vector_score = shown.bm25, shown.text_score, shown.vector_score
+        why.base_score, why.decay, why.score = shown.base_score, shown.decay, shown.score
+    reasons = why.reasons
+    reasons.append(_keyword_reason(candidate, found, response, wide))
+    if response.mode != "fts-only":
+        reasons.append(_vector_reason(candidate, found, response))
+    if shown is None:
+        return why
+    if shown.decay < 1.0:
+        pool = response.candidates if candidate is not None else (wide.candidates if wide else [])
+        overtaken = sum(1 for other in pool if other.id != shown.id and shown.score < other.score <= shown.base_score)
+        reasons.append(f"temporal decay ×{shown.decay:.3f} (age {shown.age_days or 0:.1f} d) lowered "
+                       f"{shown.base_score:.3f} → {shown.score:.3f}"
+                       + (f", letting {overtaken} chunk(s) pass it" if overtaken else ""))
+    if candidate is not None and candidate.mmr_rank is not None and candidate.mmr_rank > candidate.sorted_rank:
+        reasons.append(f"MMR pushed it down from #{candidate.sorted_rank} to #{candidate.mmr_rank}")
+    if candidate is not None:
+        reasons.append(formula_text(candidate, response))
+        reasons.append(_stage_reason(candidate, response))
+        return why
+    assert wide is not None and found is not None
+    by_score = 1 + sum(1 for c in wide.candidates if c.score > found.score)
+    reasons.append(f"as a candidate it would score {formula_text(found, wide)}: #{by_score} of "
+                   f"{len(wide.candidates)} by score against minScore {response.min_score:.4f}")
+    if found.stage == "returned":
+        reasons.append(f"with every chunk a candidate it would be returned at rank {found.rank}: the candidate limit "
+                       f"{response.candidate_limit} alone kept it out (raise candidateMultiplier or maxResults)")
     return why
+
+
+def chunks_at(manager: IndexView, path: str, line: int) -> list[ChunkRow]:
+    """Every indexed chunk of `path` that covers `line` (overlapping chunks share lines)."""
+    rows = manager.store.chunks_for_path(path)
+    if not rows:
+        raise PathError(f"{path} is not in the index; check the path or re-index")
+    covering = [row for row in rows if row.start_line <= line <= row.end_line]
+    if not covering:
+        raise PathError(f"{path} has no chunk at line {line}; indexed lines are 1-{rows[-1].end_line}")
+    return covering
 
 
 def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *,
                   settings: MemorySearchSettings | None = None, now: datetime | None = None,
                   query_vector: Sequence[float] | None = None, sources: Sequence[str] | None = None) -> WhyNot:
-    """Where `chunk_id` stands in `response`: its stage, its scores, and why it was dropped. A chunk that was not
-    a candidate is scored by the ranking code itself: the same search with every chunk a candidate."""
+    """Where `chunk_id` stands in `response`: its stage, its scores, and why it was dropped. A side that did not
+    have the chunk is explained by the ranking code itself: the same search with every chunk a candidate."""
     if response.generation is not None:
         return explain_agent_db(manager, response, lambda c: c.id == chunk_id, chunk_id, now=now,
                                 query_vector=query_vector)
-    for candidate in response.candidates:
-        if candidate.id == chunk_id:
-            return _explain_candidate(candidate, response)
     rows = manager.store.chunks_by_ids([chunk_id])
     if chunk_id not in rows:
         raise PathError(f"chunk {chunk_id} is not in the index; re-index and try again")
-    row = rows[chunk_id]
-    wide = manager.search(response.query, max_results=response.max_results, min_score=response.min_score,
-                          sources=list(sources) if sources else None,
-                          profile=CLASSIC_PROFILE if response.profile == "openclaw" else response.profile,
-                          settings=settings, now=now, candidate_limit=max(1, manager.store.chunk_count()),
-                          query_vector=list(query_vector) if query_vector is not None else None)
-    found = next((c for c in wide.candidates if c.id == chunk_id), None)
-    why = WhyNot(chunk_id=row.id, path=row.path, start_line=row.start_line, end_line=row.end_line,
-                 stage="not-a-candidate")
-    reasons = why.reasons
-    limit = response.candidate_limit
-    keyword_matches = sum(1 for c in wide.candidates if c.text_rank is not None)
-    if found is None or found.text_rank is None:
-        match = response.keyword.match if response.keyword else None
-        reasons.append(f"not a keyword candidate: does not match the keyword query {match or '(none)'}")
-    else:
-        reasons.append(f"not a keyword candidate: matches the keyword query at rank {found.text_rank} of "
-                       f"{keyword_matches} (bm25 {found.bm25 or 0:.4f}), outside the keyword limit {limit}")
-    if response.mode != "fts-only":
-        if found is None or found.vector_rank is None:
-            reasons.append("not a vector candidate: the chunk has no usable stored embedding")
-        else:
-            reasons.append(f"not a vector candidate: cosine rank {found.vector_rank} (cosine "
-                           f"{found.cosine if found.cosine is not None else found.vector_score or 0:.4f}), "
-                           f"outside the top {limit}")
-    if found is None:
-        return why
-    why.keyword_candidate, why.vector_candidate = False, False
-    why.bm25, why.text_score, why.vector_score = found.bm25, found.text_score, found.vector_score
-    why.base_score, why.decay, why.score = found.base_score, found.decay, found.score
-    would_rank = 1 + sum(1 for c in response.candidates if c.score > found.score)
-    reasons.append(f"as a candidate it would score {formula_text(found, wide)}: rank #{would_rank} of "
-                   f"{len(response.candidates) + 1}, against minScore {response.min_score:.4f}")
-    return why
+    candidate = next((c for c in response.candidates if c.id == chunk_id), None)
+    complete = candidate is not None and candidate.text_rank is not None and (
+        response.mode == "fts-only" or candidate.vector_rank is not None)
+    wide = None if complete else manager.search(
+        response.query, max_results=response.max_results, min_score=response.min_score,
+        sources=list(sources) if sources else None,
+        profile=CLASSIC_PROFILE if response.profile == "openclaw" else response.profile, settings=settings,
+        now=now, candidate_limit=max(1, manager.store.chunk_count()),
+        query_vector=list(query_vector) if query_vector is not None else None)
+    found = next((c for c in wide.candidates if c.id == chunk_id), None) if wide is not None else None
+    return _explain(rows[chunk_id], candidate, found, response, wide)
 
 
 def explain_agent_db(manager: IndexView, response: SearchResponse, wanted: Callable[[Candidate], bool], where: str,

@@ -9,6 +9,7 @@ from hashed_provider import trigram_vector
 
 from memtui.errors import PathError
 from memtui.manager import MemoryManager
+from memtui.search.ranking import bm25_rank_to_score
 from memtui.search.why_not import chunk_at, explain_chunk, parse_location
 
 
@@ -39,13 +40,28 @@ def test_below_min_score(hybrid_manager: MemoryManager) -> None:
 
 def test_below_min_score_names_both_pieces_of_evidence(hybrid_manager: MemoryManager) -> None:
     """memtui profile: minScore bounds the keyword score and the cosine, so both are named."""
-    response = hybrid_manager.search("redis", min_score=0.9)
+    everything = hybrid_manager.search("redis", min_score=0.0)
+    evidence = sorted(max(bm25_rank_to_score(c.bm25) if c.bm25 is not None else 0.0, c.cosine or 0.0)
+                      for c in everything.candidates)
+    threshold = (evidence[-1] + evidence[-2]) / 2  # the best passes, the others do not
+    response = hybrid_manager.search("redis", min_score=threshold)
+    assert not response.relaxed
     below = [c for c in response.candidates if c.stage == "below-min-score"]
     assert below
     why = explain_chunk(hybrid_manager, response, below[0].id)
-    assert why.headline == "below minScore"
-    assert any(f"nor its cosine {(below[0].cosine or 0):.3f}" in reason and "< minScore 0.900" in reason
+    assert why.headline == "below minScore", why.reasons
+    assert any(f"nor its cosine {(below[0].cosine or 0):.3f}" in reason and f"< minScore {threshold:.3f}" in reason
                for reason in why.reasons)
+
+
+def test_a_relaxed_search_says_only_keyword_hits_were_kept(hybrid_manager: MemoryManager) -> None:
+    """No hit reaches minScore: the keyword hits are returned (the relax rule) and a vector-only chunk is told
+    that, not that it failed a threshold the returned hits failed too."""
+    response = hybrid_manager.search("redis", min_score=0.99)
+    assert response.relaxed
+    vector_only = next(c for c in response.candidates if c.text_rank is None)
+    why = explain_chunk(hybrid_manager, response, vector_only.id)
+    assert any("the relax rule then keeps only keyword candidates, and it is not one" in r for r in why.reasons)
 
 
 def test_not_a_candidate_in_hybrid_mode_gets_its_cosine(hybrid_manager: MemoryManager) -> None:

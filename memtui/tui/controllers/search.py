@@ -8,7 +8,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.timer import Timer
-from textual.widgets import DataTable, Input, Static, TabbedContent
+from textual.widgets import DataTable, Input, TabbedContent
 
 from memtui.errors import MemtuiError
 from memtui.search.response import Candidate, SearchResponse
@@ -20,7 +20,7 @@ from memtui.tui.keys import keys_display
 from memtui.tui.messages import IndexFinished, SearchFailed, SearchFinished
 from memtui.tui.screens import PromptModal, TextModal
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
-from memtui.tui.widgets import TracePanel
+from memtui.tui.widgets import SearchInfo, TracePanel
 from memtui.tui.widgets.results import MMR_MARK, moved_by_mmr
 
 
@@ -96,7 +96,7 @@ class SearchController(MemtuiBase):
             self.results.show([], {}, [])
             self.results.border_subtitle = ""
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
-            self.query_one("#search-info", Static).update("")
+            self.query_one("#search-info", SearchInfo).show("")
             return
         if self.indexing and self._present_first_hit:
             self.query_one("#trace", TracePanel).show(None, None, hint="Indexing the memory files; this search "
@@ -202,7 +202,7 @@ class SearchController(MemtuiBase):
         info.append(f" · {len(response.results)} of {len(response.candidates)} candidates")
         if response.filtered_count:
             info.append(f" · {response.filtered_count} < minScore", style="dim")
-        self.query_one("#search-info", Static).update(info)
+        self.query_one("#search-info", SearchInfo).show(info)
 
     def hit(self, chunk_id: str | None) -> Candidate | None:
         """The candidate with this id in the current response."""
@@ -324,7 +324,7 @@ class SearchController(MemtuiBase):
         from memtui.search.why_not import chunk_at
 
         try:
-            row = chunk_at(self.manager, path, line)
+            row = chunk_at(self.manager, path, line, self.response)
         except MemtuiError as exc:
             self.notify(str(exc), severity="error")
             return
