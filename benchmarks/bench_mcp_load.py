@@ -38,6 +38,7 @@ from bench_index_search import percentile
 from notes import generate
 
 REPO = Path(__file__).resolve().parents[1]
+PHASES = ("odd", "path", "notifications", "sequential", "amid", "pipelined")
 QUERIES = ["payment webhook 502", "Redis session cache", "who prefers Grafana", "deploy on Fridays",
            "certificate has expired", "rotate credentials", "pool size", "billing-api incident"]
 PROTOCOL = "2025-06-18"
@@ -230,13 +231,16 @@ def sequential(server: Server, count: int) -> None:
 
 
 def ping_amid_searches(server: Server, count: int = 200) -> None:
-    """A ping written right after `count` pipelined searches."""
+    """A ping written right after `count` pipelined searches, then pings one after another while they run."""
     first = 200_000
     started = time.perf_counter()
     for n in range(count):
         server.send(search(first + n, QUERIES[n % len(QUERIES)]))
     latency = server.ping("amid")
     keys = [str(first + n) for n in range(count)]
+    busy = []
+    while len(busy) < 50 and not all(k in server.arrived for k in keys[-10:]):
+        busy.append(server.ping(f"busy-{len(busy)}") or float("inf"))
     server.wait(keys, 300)
     ping_at = server.arrived[json.dumps("amid")][0]
     before = sum(1 for k in keys if k in server.arrived and server.arrived[k][0] < ping_at)
@@ -244,6 +248,9 @@ def ping_amid_searches(server: Server, count: int = 200) -> None:
     print(f"\n## A ping right after {count} pipelined searches ({load()})")
     print(f"* ping answered in {latency if latency is None else f'{latency * 1000:.0f} ms'}, "
           f"with {before} of the {count} searches answered before it; the last search after {last:.2f} s")
+    if busy:
+        print(f"* {len(busy)} pings one after another while the searches ran: p50 "
+              f"{percentile(busy, 0.5) * 1000:.0f} ms, max {max(busy) * 1000:.0f} ms")
 
 
 def pipelined(server: Server, count: int, deadline: float) -> None:
@@ -292,7 +299,7 @@ def pipelined(server: Server, count: int, deadline: float) -> None:
               "(from the moment each write was attempted)")
     print(f"* threads {threads0} before, peak {peak['threads']}, {threads1} after")
     print(f"* RSS {rss0 / 1024:.0f} MB before, peak {peak['rss'] / 1024:.0f} MB, {rss1 / 1024:.0f} MB after")
-    print(f"* server CPU {cpu:.1f} s in {wall:.1f} s wall")
+    print(f"* server CPU {cpu:.1f} s in {wall:.1f} s wall: {len(answered) / max(cpu, 1e-9):.0f} answers per CPU second")
 
 
 def main() -> None:
@@ -302,9 +309,11 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--sequential", type=int, default=300)
     parser.add_argument("--deadline", type=float, default=120.0)
+    parser.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
     parser.add_argument("--tree", type=Path, default=REPO, help="the directory holding the memtui package to run")
     args = parser.parse_args()
     tree = args.tree.resolve()
+    phases = set(args.phases.split(","))
     with tempfile.TemporaryDirectory(prefix="bench-mcp-") as scratch:
         workspace, state = Path(scratch) / "workspace", Path(scratch) / "state"
         generate(workspace, args.notes)
@@ -314,19 +323,20 @@ def main() -> None:
         print(f"# memtui mcp under load: {tree} ({args.notes} notes, {os.cpu_count()} CPUs, {load()})")
         server = Server(tree, state, workspace)
         try:
-            odd_lines(server)
-            huge_path(server)
-            notifications(server)
-            sequential(server, args.sequential)
-            ping_amid_searches(server)
+            for name, phase in (("odd", odd_lines), ("path", huge_path), ("notifications", notifications),
+                                ("sequential", lambda s: sequential(s, args.sequential)),
+                                ("amid", ping_amid_searches)):
+                if name in phases:
+                    phase(server)
         finally:
             server.stop()
-        server = Server(tree, state, workspace)
-        try:
-            sequential(server, 20)
-            pipelined(server, args.requests, args.deadline)
-        finally:
-            server.stop()
+        if "pipelined" in phases:
+            server = Server(tree, state, workspace)
+            try:
+                sequential(server, 20)
+                pipelined(server, args.requests, args.deadline)
+            finally:
+                server.stop()
 
 
 if __name__ == "__main__":

@@ -20,7 +20,6 @@ Order and load policy (JSON-RPC clients match answers to requests by id, so answ
 from memtui.mcp_server.calls import (
     CORPORA,
     GET_TOOL,
-    MAX_PATH_CHARS,
     SEARCH_TOOL,
     MemoryTools,
     ToolArgumentError,
@@ -28,10 +27,9 @@ from memtui.mcp_server.calls import (
     call_memory_search,
     render,
 )
-from memtui.mcp_server.lines import Checked, check_line
-from memtui.mcp_server.pool import WEIGHT_LIMIT, WORKERS, WorkerPool
+from memtui.mcp_server.pool import WEIGHT_LIMIT, WORKERS
 from memtui.mcp_server.stdio import DRAIN_IDLE_S, QUEUE_LIMIT, build_server, serve_stdio
 
-__all__ = ["CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "MAX_PATH_CHARS", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT",
-           "WORKERS", "Checked", "MemoryTools", "ToolArgumentError", "WorkerPool", "build_server", "call_memory_get",
-           "call_memory_search", "check_line", "render", "serve_stdio"]
+__all__ = ["CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT", "WORKERS",
+           "MemoryTools", "ToolArgumentError", "build_server", "call_memory_get", "call_memory_search", "render",
+           "serve_stdio"]

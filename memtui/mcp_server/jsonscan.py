@@ -26,10 +26,9 @@ _VALUE, _FIRST_VALUE, _KEY, _FIRST_KEY, _COLON, _AFTER = range(6)
 
 @dataclass
 class Scan:
-    """A line that is JSON: how deep it nests, the first thing `json.loads` cannot take (`trouble`) and the
-    top-level member it sits in, and the top-level members' raw scalar text (`"{"`/`"["` for a container)."""
+    """A line that is JSON: the first thing `json.loads` cannot take in it (`trouble`) and the top-level member
+    it sits in, and the top-level members' raw scalar text (`"{"`/`"["` for a container)."""
 
-    depth: int = 0
     trouble: str | None = None
     trouble_key: str | None = None
     members: dict[str, str] = field(default_factory=dict)
@@ -56,7 +55,6 @@ def scan(text: str, max_depth: int) -> Scan | None:
             found.top = found.top or stack[0]
             if len(stack) > max_depth and found.trouble is None:
                 found.trouble, found.trouble_key = f"nested more than {max_depth} levels deep", _member(stack, key)
-            found.depth = max(found.depth, len(stack))
             state = _FIRST_KEY if stack[-1] == "{" else _FIRST_VALUE
         elif kind == "close":
             run = raw.translate(_SPACE)

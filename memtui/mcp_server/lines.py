@@ -41,7 +41,7 @@ def check_line(line: str) -> Checked:
     if not isinstance(message, dict):
         what = "a batch (MCP does not use batches)" if isinstance(message, list) else "not a JSON object"
         return _refuse(None, INVALID_REQUEST, f"Invalid Request: {what}")
-    if "id" in message and (problem := id_problem(message["id"])):
+    if "id" in message and (problem := _id_problem(message["id"])):
         return _refuse(None, INVALID_REQUEST, f"Invalid Request: the id must be a string or an integer, not {problem}")
     request_id = message.get("id")
     if message.get("jsonrpc") != "2.0":
@@ -57,11 +57,11 @@ def check_line(line: str) -> Checked:
         return Checked(line=line, request_id=parsed.id, method=parsed.method)
     if isinstance(parsed, types.JSONRPCNotification):
         cancelled = (parsed.params or {}).get("requestId") if parsed.method == "notifications/cancelled" else None
-        return Checked(line=line, method=parsed.method, cancels=cancelled if id_problem(cancelled) is None else None)
+        return Checked(line=line, method=parsed.method, cancels=None if _id_problem(cancelled) else cancelled)
     return Checked(line=line)
 
 
-def id_problem(value: Any) -> str | None:
+def _id_problem(value: Any) -> str | None:
     """Why `value` cannot be a request id (MCP: a string or an integer, never null), None when it can. A string
     with a lone surrogate cannot be echoed back exactly, so it cannot be one either."""
     if isinstance(value, bool):
@@ -95,14 +95,14 @@ def _unreadable(line: str) -> Checked:
 
 
 def _raw_id_problem(raw: str) -> str | None:
-    """`id_problem` for the raw JSON text of an id (or the opening bracket of a container)."""
+    """`_id_problem` for the raw JSON text of an id (or the opening bracket of a container)."""
     if raw in ("[", "{"):
         return "an array" if raw == "[" else "an object"
     try:
         value = json.loads(raw)
     except ValueError:
         return "an integer too long to read"
-    return id_problem(value)
+    return _id_problem(value)
 
 
 def _has_lone_surrogate(value: Any) -> bool:
@@ -133,9 +133,6 @@ def _without_lone_surrogates(value: Any) -> Any:
 
 
 def _refuse(request_id: str | int | None, code: int, message: str) -> Checked:
-    return Checked(error=rpc_error(request_id, code, message))
-
-
-def rpc_error(request_id: str | int | None, code: int, message: str) -> types.JSONRPCError:
-    """A JSON-RPC error response."""
-    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+    """The verdict that answers a line with a JSON-RPC error."""
+    error = types.ErrorData(code=code, message=message)
+    return Checked(error=types.JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
