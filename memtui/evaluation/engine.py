@@ -23,8 +23,18 @@ def fresh_env(state_dir: Path, workspace: Path, profile: str, provider: str) -> 
         workspace=str(workspace),
         provider=provider,
         profile=profile,
+        # the index beside its workspace, in the evaluation's own folder (a kept one is reused from there), not in
+        # the user's data dir
+        store=str(state_dir / "memtui" / f"eval-{_folder_key(workspace)}.sqlite"),
         env={"HOME": str(state_dir)},
     )
+
+
+def _folder_key(workspace: Path) -> str:
+    """A short stable name for a workspace folder."""
+    from memtui.jscompat import sha256_hex
+
+    return sha256_hex(str(workspace.resolve()))[:12]
 
 
 def open_manager(env: AgentEnv) -> MemoryManager:
