@@ -19,6 +19,8 @@ from mcp_types.version import LATEST_PROTOCOL_VERSION
 from store_paths import index_of
 from test_mcp_protocol import ENV, RawServer
 
+from memtui.mcp_server import QUEUE_LIMIT
+
 # Far below one thread per request: the workers, the stdin reader and the SDK's few.
 THREAD_BOUND = 24
 
@@ -60,14 +62,14 @@ def test_calls_stuck_on_a_lock_queue_up_on_a_few_threads_and_a_ping_still_answer
 def _stuck_then_released(raw: RawServer, lock: int) -> None:
     try:
         raw.initialize()
-        for request_id in range(1, 201):
+        for request_id in range(1, QUEUE_LIMIT + 1):  # as many as may be owed: the queue is full
             raw.send_line(search_line(request_id))
         ping = raw.request("ping", {})
         assert ping["result"] == {}  # the first answer to come: every search is still waiting
         stuck_threads = threads_of(raw.process)
 
         def write_more() -> None:  # more than the queue holds: the server stops reading, this thread waits
-            for request_id in range(201, 601):
+            for request_id in range(QUEUE_LIMIT + 1, 601):
                 raw.send_line(search_line(request_id))
 
         writer = threading.Thread(target=write_more, daemon=True)

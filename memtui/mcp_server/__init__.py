@@ -8,10 +8,11 @@ Order and load policy (JSON-RPC clients match answers to requests by id, so answ
 * `ping`, `tools/list` and the errors are answered on the event loop as soon as their line is read: they
   never wait behind a tool call.
 * Tool calls run on `WORKERS` threads, started in arrival order from one queue; they may finish, and so be
-  answered, out of order. While `QUEUE_LIMIT` requests are owed an answer (or the calls pending carry
-  `WEIGHT_LIMIT` characters of arguments), stdin is not read: a client that writes faster than calls are
-  answered is held up by the pipe (back-pressure), and a `ping` written behind such a backlog is answered
-  as soon as it is read.
+  answered, out of order. A tool call read while `QUEUE_LIMIT` requests are owed an answer (or while the
+  calls pending carry `WEIGHT_LIMIT` characters of arguments) waits, and stdin is not read meanwhile: a
+  client that writes faster than calls are answered is held up by the pipe (back-pressure). Other requests
+  have `CONTROL_HEADROOM` more, so a `ping` read behind slow calls is still answered at once; one written
+  behind a backlog is answered as soon as the backlog lets it be read.
 * Answers are written one at a time, in the order they are ready. At the end of stdin, the answers still
   owed are written while they keep coming (`DRAIN_IDLE_S`); then the server shuts down and a call still
   running is answered "Connection closed".
@@ -28,8 +29,8 @@ from memtui.mcp_server.calls import (
     render,
 )
 from memtui.mcp_server.pool import WEIGHT_LIMIT, WORKERS
-from memtui.mcp_server.stdio import DRAIN_IDLE_S, QUEUE_LIMIT, build_server, serve_stdio
+from memtui.mcp_server.stdio import CONTROL_HEADROOM, DRAIN_IDLE_S, QUEUE_LIMIT, build_server, serve_stdio
 
-__all__ = ["CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT", "WORKERS",
-           "MemoryTools", "ToolArgumentError", "build_server", "call_memory_get", "call_memory_search", "render",
-           "serve_stdio"]
+__all__ = ["CONTROL_HEADROOM", "CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT",
+           "WORKERS", "MemoryTools", "ToolArgumentError", "build_server", "call_memory_get", "call_memory_search",
+           "render", "serve_stdio"]

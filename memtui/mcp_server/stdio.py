@@ -33,7 +33,8 @@ from memtui.mcp_server.pool import WorkerPool
 BLOCK = 1 << 16  # bytes read from stdin at a time
 READ_AHEAD = 4  # blocks read before the lines are taken
 BIG_LINE = 1 << 16  # a line this long is checked on a thread, so the event loop goes on answering meanwhile
-QUEUE_LIMIT = 256  # tool calls owed an answer (waiting, running, or being written) before stdin is no longer read
+QUEUE_LIMIT = 256  # requests owed an answer (waiting, running, being written) before a tool call is no longer read
+CONTROL_HEADROOM = 64  # more requests owed before a ping, tools/list… is no longer read either
 DRAIN_IDLE_S = 2.0  # at the end of stdin, wait for the answers owed while one comes at least this often
 
 
@@ -132,11 +133,10 @@ class _StdinLines:
     """stdin read in blocks by a daemon thread, cut into lines, each checked (`check_line`): messages pass on to
     the SDK, errors go to `replies` (the SDK's transport would drop such lines without a word).
 
-    A tool call waits until fewer than `QUEUE_LIMIT` requests are owed an answer and the pool has room: while
-    it waits stdin is not read, so a client writing faster than the calls are answered is held up by the pipe
-    (back-pressure), and one that does not read its answers holds up no more than that many. At the end of
-    stdin the answers owed are waited for (`DRAIN_IDLE_S`) before the end is passed on and the server shuts
-    down."""
+    A request waits for room (`_room`) before it is passed on: while it waits stdin is not read, so a client
+    writing faster than the calls are answered is held up by the pipe (back-pressure), and one that does not
+    read its answers has no more than `QUEUE_LIMIT + CONTROL_HEADROOM` of them pending. At the end of stdin the
+    answers owed are waited for (`DRAIN_IDLE_S`) before the end is passed on and the server shuts down."""
 
     def __init__(self, fd: int, pool: WorkerPool, owed: _Owed,
                  replies: MemoryObjectSendStream[SessionMessage]) -> None:
@@ -160,19 +160,20 @@ class _StdinLines:
                     continue
                 if checked.method is not None and checked.request_id is None and not self._wanted(checked):
                     continue
-                if checked.method == "tools/call":
-                    await self._room()
                 if checked.request_id is not None:
+                    await self._room(call=checked.method == "tools/call")
                     self.owed.add(checked.request_id)
                 yield checked.line
                 if checked.method == "initialize" and checked.request_id is not None:
                     await self.owed.answered(checked.request_id)
             await self.owed.wait(DRAIN_IDLE_S)
 
-    async def _room(self) -> None:
-        """Return once another call may be taken (every answer written settles one, so wakes this up)."""
-        await self.owed.below(QUEUE_LIMIT)
-        while not self.pool.has_room():
+    async def _room(self, *, call: bool) -> None:
+        """Return once another request may be taken: a tool call while fewer than `QUEUE_LIMIT` requests are
+        owed and the pool has room, any other request (cheap: answered on the event loop) up to
+        `CONTROL_HEADROOM` more, so a ping is not held up behind slow calls."""
+        await self.owed.below(QUEUE_LIMIT if call else QUEUE_LIMIT + CONTROL_HEADROOM)
+        while call and not self.pool.has_room():
             await self.owed.changed()
 
     def _wanted(self, notification: Checked) -> bool:
