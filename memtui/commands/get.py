@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
             manager.close()
     else:
         result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
-                            extra_paths=env.settings.extra_paths, max_chars=env.context.memory_get_max_chars,
+                            extra_paths=env.settings.memory_paths, max_chars=env.context.memory_get_max_chars,
                             default_lines=env.context.memory_get_default_lines)
     if args.json:
         print_json(result)

@@ -63,7 +63,7 @@ def _replay_get(env: AgentEnv, recall: Recall, *, as_json: bool) -> int:
 
     def read_now(path: str, from_line: int | None, lines: int | None) -> dict[str, Any]:
         return memory_get(env.workspace_dir, path, from_line=from_line, lines=lines,
-                          extra_paths=env.settings.extra_paths, max_chars=context.memory_get_max_chars,
+                          extra_paths=env.settings.memory_paths, max_chars=context.memory_get_max_chars,
                           default_lines=context.memory_get_default_lines)
 
     result = replay_get(recall, read_now)

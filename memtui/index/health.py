@@ -13,10 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from memtui.agentdb.ownership import reading, table_names
-from memtui.atomic import open_for_read
 from memtui.errors import MemtuiError, PathError, StoreError
 from memtui.index.chunking import chunk_markdown
-from memtui.index.chunking_v5 import prepare_chunks
+from memtui.index.chunking_v5 import CHUNKING_VERSION, prepare_chunks
 from memtui.index.freshness import read_memory_bytes, same_stat
 from memtui.index.workspace import MAX_MARKDOWN_BYTES, list_memory_files
 from memtui.jscompat import sha256_hex
@@ -25,7 +24,6 @@ from memtui.settings.agent import AgentEnv
 # (files table, chunks table, meta table, meta key) of each index layout
 AGENT_DB_TABLES = ("memory_index_sources", "memory_index_chunks", "memory_index_meta", "memory_index_meta_v1")
 CLASSIC_TABLES = ("files", "chunks", "meta", "memory_index_meta_v1")
-USER_FILE = "USER.md"
 INDEXES = ("openclaw", "memtui")
 KINDS = ("changed", "new", "deleted", "recut", "model", "unreadable")
 
@@ -97,9 +95,10 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
                  layout_2026_9: bool, extra_paths: tuple[str, ...] = (), chunk_tokens: int = 400,
                  chunk_overlap: int = 80, search_model: str | None = None) -> IndexHealth:
     """The health of the index at `index_path` (opened read-only) for `workspace_dir`. `tables` names its
-    layout (AGENT_DB_TABLES or CLASSIC_TABLES); `layout_2026_9`: the files and chunks 2026.9 indexes (USER.md,
-    chunker version 5), else 2026.4's (the configured chunk size); `search_model` is the model that would embed
-    queries against it (None: keyword-only)."""
+    layout (AGENT_DB_TABLES or CLASSIC_TABLES); `extra_paths` where memory files live beyond MEMORY.md and memory/
+    (`MemorySearchSettings.memory_paths`: USER.md for 2026.9); `layout_2026_9`: chunker version 5, else 2026.4's
+    with the configured size; `search_model` is the model that would embed queries against it (None:
+    keyword-only)."""
     files_table, chunks_table, meta_table, meta_key = tables
     agent_db = layout_2026_9
     health = IndexHealth(label, index_path)
@@ -122,9 +121,6 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
     health.model, health.provider = meta.get("model"), meta.get("provider")
     listed = [(f.rel_path, f.path) for f in list_memory_files(workspace_dir, extra_paths)] \
         if workspace_dir.is_dir() else []
-    user = workspace_dir / USER_FILE
-    if agent_db and user.is_file() and not user.is_symlink():
-        listed.insert(1 if listed and listed[0][0] == "MEMORY.md" else 0, (USER_FILE, str(user)))
     health.files_on_disk = len(listed)
     for rel, path in listed:
         row = indexed.pop(rel, None)
@@ -139,21 +135,13 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
     return health
 
 
-def _read(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str) -> bytes:
-    """A memory file's bytes as the indexer reads them; USER.md (a 2026.9 memory file) from the workspace root."""
-    if rel != USER_FILE:
-        return read_memory_bytes(workspace_dir, extra_paths, rel)
-    with open_for_read(workspace_dir, [USER_FILE]) as handle:
-        return handle.read()
-
-
 def _compare(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str, path: str, row: tuple[str, float, int],
              indexed_cut: set[tuple[int, int, str]], agent_db: bool, tokens: int, overlap: int) -> list[HealthRow]:
     digest, mtime, size = row
     try:
         if os.lstat(path).st_size > MAX_MARKDOWN_BYTES:
             return [HealthRow("unreadable", rel, f"larger than {MAX_MARKDOWN_BYTES >> 20} MiB: not indexed again")]
-        text = _read(workspace_dir, extra_paths, rel).decode("utf-8", errors="replace")
+        text = read_memory_bytes(workspace_dir, extra_paths, rel).decode("utf-8", errors="replace")
     except PathError as exc:
         return [HealthRow("unreadable", rel, exc.message)]
     except OSError as exc:
@@ -194,11 +182,12 @@ def agent_index_health(env: AgentEnv, which: str | None = None) -> IndexHealth:
         agent_db = generation.name == "2026.9"
         return index_health(generation.path, generation.label, env.workspace_dir,
                             tables=AGENT_DB_TABLES if agent_db else CLASSIC_TABLES, layout_2026_9=agent_db,
-                            extra_paths=settings.extra_paths, chunk_tokens=settings.chunking.tokens,
+                            extra_paths=settings.memory_paths, chunk_tokens=settings.chunking.tokens,
                             chunk_overlap=settings.chunking.overlap, search_model=search_model)
     if not env.store_path.is_file():
         raise MemtuiError(f"memtui has not indexed agent {env.agent_id} yet ({env.store_path}); run memtui index")
     return index_health(env.store_path, "memtui's index", env.workspace_dir, tables=CLASSIC_TABLES,
-                        layout_2026_9=False, extra_paths=settings.extra_paths,
+                        layout_2026_9=settings.chunking.version == CHUNKING_VERSION,
+                        extra_paths=settings.memory_paths,
                         chunk_tokens=settings.chunking.tokens, chunk_overlap=settings.chunking.overlap,
                         search_model=search_model)

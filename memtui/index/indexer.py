@@ -13,6 +13,7 @@ from typing import Any
 from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
+from memtui.index.chunking_v5 import CHUNKING_VERSION, prepare_chunks
 from memtui.index.freshness import same_stat
 from memtui.index.store import ChunkRow, Store
 from memtui.index.workspace import (
@@ -126,7 +127,7 @@ class Indexer:
     def _read_markdown(self, rel: str, issues: list[FileIssue]) -> tuple[str, float, int] | None:
         """The file's text, mtime (ms) and size, opened once with no symlink followed on the way."""
         try:
-            location = memory_location(self.workspace_dir, rel, self.settings.extra_paths)
+            location = memory_location(self.workspace_dir, rel, self.settings.memory_paths)
             with location.open() as handle:
                 stat = os.fstat(handle.fileno())
                 if stat.st_size > MAX_MARKDOWN_BYTES:
@@ -149,8 +150,15 @@ class Indexer:
             issues.append(FileIssue(rel, f"not valid UTF-8 at byte {exc.start}; read with replacement characters"))
         return text, stat.st_mtime_ns / 1e6, stat.st_size
 
-    def _chunk(self, content: str) -> list[Chunk]:
-        chunks = chunk_markdown(content, self.settings.chunking.tokens, self.settings.chunking.overlap)
+    def _chunk(self, content: str, rel: str, source: str) -> list[Chunk]:
+        """The file's chunks: OpenClaw 2026.9's chunker (version 5: annotations stripped, MEMORY.md / USER.md one
+        chunk per entry) for a 2026.9 agent, else 2026.4's; split for the provider's input limit."""
+        chunking = self.settings.chunking
+        if chunking.version == CHUNKING_VERSION:
+            chunks = [c.chunk for c in prepare_chunks(content, rel, source, tokens=chunking.tokens,
+                                                      overlap=chunking.overlap)]
+        else:
+            chunks = chunk_markdown(content, chunking.tokens, chunking.overlap)
         if self.provider is not None:
             chunks = split_for_embedding(chunks, self.provider.max_input_tokens)
         return chunks
@@ -159,11 +167,11 @@ class Indexer:
         """The memory files (an extra path's walk cut short is an issue), or just those of `only` that the
         listing rules would include (no tree walk)."""
         if only is None:
-            return list_memory_files(self.workspace_dir, self.settings.extra_paths, issues)
+            return list_memory_files(self.workspace_dir, self.settings.memory_paths, issues)
         files = []
         for rel in sorted(only):
             try:
-                target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.extra_paths)
+                target = is_allowed_memory_path(self.workspace_dir, rel, self.settings.memory_paths)
             except PathError:
                 continue
             if rel.lower() == "dreams.md" or target.is_symlink() or not target.is_file():
@@ -246,7 +254,7 @@ class Indexer:
                     passed(done, rel)
                     continue
                 if document.content:
-                    document.chunks = self._chunk(document.content)
+                    document.chunks = self._chunk(document.content, rel, source)
                 self._write_document(store, document, model, report, fresh=full)
                 report.files_changed += 1
                 emit(Progress("index", done, len(items), report.chunks_written, rel))
@@ -291,7 +299,7 @@ class Indexer:
                     return None
                 issues.extend(doc.issues)
                 chunks = []
-                for chunk in self._chunk(doc.content):
+                for chunk in self._chunk(doc.content, doc.rel_path, "sessions"):
                     start, end = remap_chunk_lines(chunk.start_line, chunk.end_line, doc.line_map)
                     chunks.append(Chunk(start, end, chunk.text, chunk.hash))
                 return _Document(doc.rel_path, "sessions", doc.hash, doc.mtime_ms, doc.size, chunks)

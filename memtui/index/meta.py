@@ -43,8 +43,10 @@ def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: Em
         "scopeHash": scope_hash(workspace_dir, settings),
         "chunkTokens": settings.chunking.tokens,
         "chunkOverlap": settings.chunking.overlap,
-        "ftsTokenizer": settings.store.fts_tokenizer,
     }
+    if settings.chunking.version is not None:
+        meta["chunkingVersion"] = settings.chunking.version
+    meta["ftsTokenizer"] = settings.store.fts_tokenizer
     if vector_dims is not None:
         meta["vectorDims"] = vector_dims
     return meta
@@ -54,7 +56,7 @@ def full_reindex_reason(existing: dict[str, Any] | None, wanted: dict[str, Any],
     """`shouldRunFullMemoryReindex`: why the stored meta forces a full rebuild, or None."""
     if existing is None:
         return "no index metadata"
-    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap"):
+    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap", "chunkingVersion"):
         if existing.get(key) != wanted.get(key):
             return f"{key} changed ({existing.get(key)!r} → {wanted.get(key)!r})"
     if sorted(existing.get("sources") or []) != wanted["sources"]:

@@ -167,7 +167,7 @@ class MemoryWatcher:
 
     def _extra_targets(self) -> list[Path]:
         targets = []
-        for raw in self.manager.settings.extra_paths:
+        for raw in self.manager.settings.memory_paths:
             path = resolve_extra_path(self.workspace, raw)
             if path.exists() and not path.is_symlink() and (path.is_dir() or path.suffix == ".md"):
                 targets.append(path)

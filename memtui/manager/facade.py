@@ -551,7 +551,7 @@ class MemoryManager(StatusReport, EventHub):
         """The `memory_get` tool."""
         context = self.env.context
         return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
-                          extra_paths=self.settings.extra_paths, max_chars=context.memory_get_max_chars,
+                          extra_paths=self.settings.memory_paths, max_chars=context.memory_get_max_chars,
                           default_lines=context.memory_get_default_lines)
 
     # -- status -----------------------------------------------------------------------------
@@ -565,5 +565,5 @@ class MemoryManager(StatusReport, EventHub):
             return self.index_mismatch()
         skipped = {str(issue.get("path")) for issue in self.store.read_issues()
                    if str(issue.get("reason", "")).endswith("skipped")}
-        return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.extra_paths,
+        return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.memory_paths,
                                                          self.store.file_rows(), skipped)

@@ -20,7 +20,7 @@ class StatusReport:
 
         counts = self.store.counts()
         caps = self.store.capabilities
-        scan_memory = (len(list_memory_files(self.env.workspace_dir, self.settings.extra_paths))
+        scan_memory = (len(list_memory_files(self.env.workspace_dir, self.settings.memory_paths))
                        if self.env.workspace_dir.is_dir() else 0) if scan else None
         source_counts = [
             {"source": s, "files": counts.get(s, {}).get("files", 0), "chunks": counts.get(s, {}).get("chunks", 0)}

@@ -372,7 +372,7 @@ class QmdMemoryManager(EventHub):
             result["path"] = path
             return result
         return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
-                          extra_paths=self.settings.extra_paths, max_chars=max_chars, default_lines=default_lines)
+                          extra_paths=self.settings.memory_paths, max_chars=max_chars, default_lines=default_lines)
 
     # -- status -----------------------------------------------------------------------------
 

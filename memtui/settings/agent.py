@@ -20,9 +20,7 @@ from memtui.settings.config import (
     PROFILES,
     LoadedConfig,
     MemorySearchSettings,
-    citations_mode,
     load_config_file,
-    memory_backend,
     resolve_memory_search,
 )
 from memtui.settings.openclaw_2026_9 import apply_fixed_knobs, config_generation, retired_keys
@@ -41,7 +39,7 @@ from memtui.settings.paths import (
     sessions_dir,
     workspace_path,
 )
-from memtui.settings.raw import normalize_agent_id
+from memtui.settings.raw import citations_mode, memory_backend, normalize_agent_id
 
 if TYPE_CHECKING:
     from memtui.settings.context import ContextSettings

@@ -23,7 +23,6 @@ SOURCES = ("memory", "sessions")
 # `openclaw`: the agent's OpenClaw generation, exactly (2026.9: OpenClaw's own index and ranking);
 # `openclaw-2026.4`: the classic rules on memtui's index.
 PROFILES = ("memtui", "openclaw", "openclaw-2026.4")
-CITATION_MODES = ("auto", "on", "off")
 
 # Known keys of a memorySearch block; nested dicts describe nested blocks, None is a leaf.
 _MEMORY_SEARCH_SCHEMA: dict[str, Any] = {
@@ -119,6 +118,7 @@ class ChunkingSettings:
 
     tokens: int = 400
     overlap: int = 80
+    version: int | None = None  # 5: OpenClaw 2026.9's chunker (`chunkingVersion`); None: 2026.4's
 
 
 @dataclass(frozen=True)
@@ -223,6 +223,12 @@ class MemorySearchSettings:
     sync: SyncSettings = field(default_factory=SyncSettings)
     query: QuerySettings = field(default_factory=QuerySettings)
     cache: CacheSettings = field(default_factory=CacheSettings)
+    user_memory: bool = False  # USER.md is a memory file (OpenClaw 2026.9)
+
+    @property
+    def memory_paths(self) -> tuple[str, ...]:
+        """Where memory files live beyond MEMORY.md and memory/: USER.md (2026.9) and the extra paths."""
+        return ("USER.md", *self.extra_paths) if self.user_memory else self.extra_paths
 
 
 @dataclass
@@ -581,15 +587,3 @@ def with_weights(settings: MemorySearchSettings, vector_weight: float, text_weig
     vw, tw = (0.7, 0.3) if total <= 0 else (vw / total, tw / total)
     hybrid = replace(settings.query.hybrid, vector_weight=vw, text_weight=tw, weights_configured=True)
     return replace(settings, query=replace(settings.query, hybrid=hybrid))
-
-
-def citations_mode(raw: dict[str, Any]) -> str:
-    """`memory.citations`: auto (default), on or off."""
-    mode = get_path(raw, "memory", "citations")
-    return mode if mode in CITATION_MODES else "auto"
-
-
-def memory_backend(raw: dict[str, Any]) -> str:
-    """`memory.backend`: builtin (default) or qmd."""
-    backend = get_path(raw, "memory", "backend")
-    return backend if backend in ("builtin", "qmd") else "builtin"

@@ -19,7 +19,7 @@ from memtui.settings.raw import get_path
 FIXED_HYBRID = HybridSettings(enabled=True, vector_weight=0.7, text_weight=0.3, weights_configured=False,
                               candidate_multiplier=4, mmr=MMRSettings(True, 0.7),
                               temporal_decay=DecaySettings(True, 30))
-FIXED_CHUNKING = ChunkingSettings(tokens=400, overlap=80)
+FIXED_CHUNKING = ChunkingSettings(tokens=400, overlap=80, version=5)
 # (where the key sits, what `openclaw config validate` says of it)
 _RETIRED = (
     (("agents", "defaults", "memorySearch"), 'agents.defaults: Unrecognized key: "memorySearch"'),
@@ -37,9 +37,10 @@ def retired_keys(raw: dict[str, Any]) -> list[str]:
 
 
 def apply_fixed_knobs(settings: MemorySearchSettings) -> MemorySearchSettings:
-    """`settings` with the values 2026.9 no longer lets a config change."""
+    """`settings` with the values 2026.9 no longer lets a config change, its chunker and USER.md as a memory
+    file."""
     query = replace(settings.query, hybrid=FIXED_HYBRID)
-    return replace(settings, query=query, chunking=FIXED_CHUNKING)
+    return replace(settings, query=query, chunking=FIXED_CHUNKING, user_memory=True)
 
 
 def config_generation(raw: dict[str, Any]) -> str | None:

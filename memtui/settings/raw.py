@@ -1,4 +1,5 @@
-"""Navigation of the raw OpenClaw config dict: nested keys, agent ids and `agents.list[]` entries."""
+"""Navigation of the raw OpenClaw config dict: nested keys, agent ids, `agents.list[]` entries, and the two
+`memory.*` switches read straight from it (citations, backend)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import re
 from typing import Any
 
 DEFAULT_AGENT_ID = "main"
+CITATION_MODES = ("auto", "on", "off")
 _INVALID_AGENT_CHARS = re.compile(r"[^a-z0-9_-]+")
 
 def get_path(raw: Any, *keys: str) -> Any:
@@ -46,3 +48,15 @@ def agent_entry(raw: dict[str, Any], agent_id: str) -> dict[str, Any] | None:
         if isinstance(entry, dict) and normalize_agent_id(entry.get("id")) == agent_id:
             return entry
     return None
+
+
+def citations_mode(raw: dict[str, Any]) -> str:
+    """`memory.citations`: auto (default), on or off."""
+    mode = get_path(raw, "memory", "citations")
+    return mode if mode in CITATION_MODES else "auto"
+
+
+def memory_backend(raw: dict[str, Any]) -> str:
+    """`memory.backend`: builtin (default) or qmd."""
+    backend = get_path(raw, "memory", "backend")
+    return backend if backend in ("builtin", "qmd") else "builtin"

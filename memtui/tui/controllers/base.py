@@ -116,7 +116,7 @@ class MemtuiBase(App[int]):
         or an extra path's folder, for memory files; its own folder for a session transcript."""
         if not rel.endswith(".md"):
             return abs_path.parent
-        return memory_location(self.manager.env.workspace_dir, rel, self.manager.settings.extra_paths).root
+        return memory_location(self.manager.env.workspace_dir, rel, self.manager.settings.memory_paths).root
 
     # -- clipboard ----------------------------------------------------------------------------
 

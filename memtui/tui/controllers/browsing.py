@@ -71,7 +71,7 @@ class BrowserController(MemtuiBase):
         env = self.manager.env
         shown = self._shown_listing
         before = dict(shown.entries) if shown is not None else None  # one copy, made under the GIL
-        listing = Listing(list_entries(env.workspace_dir, self.manager.settings.extra_paths, env.sessions_dir))
+        listing = Listing(list_entries(env.workspace_dir, self.manager.settings.memory_paths, env.sessions_dir))
         if before is None:
             listing.group_counts()  # group (and sort) here, not on the UI thread
             self.post_message(FilesListed(listing))

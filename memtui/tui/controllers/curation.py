@@ -62,7 +62,7 @@ class CurationController(MemtuiBase):
         assert viewer.abs_path is not None
         try:
             digest = save_memory_file(self.manager.env.workspace_dir, viewer.rel or "", viewer.text_area.text,
-                                      expected_digest=expected, extra_paths=self.manager.settings.extra_paths)
+                                      expected_digest=expected, extra_paths=self.manager.settings.memory_paths)
         except ConflictError:
             if not viewer.abs_path.exists():
                 self.push_screen(ChoiceModal(
