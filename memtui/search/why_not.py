@@ -116,8 +116,9 @@ def parse_location(text: str) -> tuple[str, int]:
 
 def _keyword_reason(candidate: Candidate | None, found: Candidate | None, response: SearchResponse,
                     wide: SearchResponse | None) -> str:
-    terms = f"; matched {'+'.join(t for t in (found or candidate).matched_by if t != 'vector')}" \
-        if (found or candidate) is not None and any(t != "vector" for t in (found or candidate).matched_by) else ""
+    shown = found or candidate
+    words = [t.removeprefix("keyword:") for t in (shown.matched_by if shown else []) if t.startswith("keyword:")]
+    terms = f"; found by the keyword {', '.join(words)}" if words else ""
     if candidate is not None and candidate.text_rank is not None:
         text = (f"keyword candidate #{candidate.text_rank} of {response.candidate_limit} (bm25 "
                 f"{candidate.bm25 or 0:.4f}, text score {candidate.text_score or 0:.3f})")
@@ -213,15 +214,26 @@ def _explain(row: ChunkRow, candidate: Candidate | None, found: Candidate | None
     if candidate is not None:
         reasons.append(formula_text(candidate, response))
         reasons.append(_stage_reason(candidate, response))
+        if found is not None and wide is not None and abs(found.score - candidate.score) > 5e-5:
+            reasons.append(_wide_reason(found, wide, response, "with the side it missed"))
         return why
     assert wide is not None and found is not None
-    by_score = 1 + sum(1 for c in wide.candidates if c.score > found.score)
-    reasons.append(f"as a candidate it would score {formula_text(found, wide)}: #{by_score} of "
-                   f"{len(wide.candidates)} by score against minScore {response.min_score:.4f}")
-    if found.stage == "returned":
-        reasons.append(f"with every chunk a candidate it would be returned at rank {found.rank}: the candidate limit "
-                       f"{response.candidate_limit} alone kept it out (raise candidateMultiplier or maxResults)")
+    reasons.append(_wide_reason(found, wide, response, "as a candidate"))
     return why
+
+
+def _wide_reason(found: Candidate, wide: SearchResponse, response: SearchResponse, how: str) -> str:
+    """What the same search with every chunk a candidate makes of the chunk: its score and where that leaves it."""
+    by_score = 1 + sum(1 for c in wide.candidates if c.score > found.score)
+    text = f"{how} it would score {formula_text(found, wide)}: #{by_score} of {len(wide.candidates)} by score"
+    if found.stage == "returned":
+        return (f"{text}, returned at rank {found.rank}: the candidate limit {response.candidate_limit} alone kept "
+                "it out (raise candidateMultiplier or maxResults)")
+    if found.stage == "below-min-score":
+        return f"{text}, still below minScore {response.min_score:g}"
+    last = wide.results[-1] if wide.results else None
+    short = f" (short by {last.score - found.score:.4f} of #{last.rank})" if last is not None else ""
+    return f"{text}, still cut by maxResults {response.max_results}{short}"
 
 
 def chunks_at(manager: IndexView, path: str, line: int) -> list[ChunkRow]:

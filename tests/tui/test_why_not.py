@@ -82,6 +82,8 @@ def test_not_a_candidate_in_hybrid_mode_gets_its_cosine(hybrid_manager: MemoryMa
     assert why.text_score is None
     assert why.base_score == pytest.approx(response.vector_weight * expected / best, abs=1e-6)
     assert why.score == pytest.approx(why.base_score * why.decay, abs=1e-9)
+    wide = [r for r in why.reasons if r.startswith("as a candidate it would score final ")]
+    assert len(wide) == 1 and f"final {why.score:.4f}" in wide[0] and " by score, " in wide[0]
 
 
 def test_locations() -> None:
