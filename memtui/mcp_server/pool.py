@@ -65,18 +65,27 @@ class WorkerPool:
         finally:
             job.abandoned = True
             self.weight -= weight
-        if job.error is not None:
-            raise job.error
-        return job.value
+        error, job.error = job.error, None  # raised from a local that is then dropped: no frame ↔ error cycle
+        if error is None:
+            return job.value
+        try:
+            raise error
+        finally:
+            del error
 
     def _work(self) -> None:
         while True:
-            job = self._jobs.get()
-            if job.abandoned:
-                continue
-            try:
-                job.value = job.function()
-            except BaseException as exc:
-                job.error = exc
-            with contextlib.suppress(RuntimeError):  # the server has shut down meanwhile
-                anyio.from_thread.run_sync(job.done.set, token=job.token)
+            _run(self._jobs.get())
+
+
+def _run(job: _Job) -> None:
+    """Run one job on a worker and wake its caller (its own frame: a worker waiting for the next job holds
+    nothing of the last, such as a 10 MB argument)."""
+    if job.abandoned:
+        return
+    try:
+        job.value = job.function()
+    except BaseException as exc:
+        job.error = exc
+    with contextlib.suppress(RuntimeError):  # the server has shut down meanwhile
+        anyio.from_thread.run_sync(job.done.set, token=job.token)
