@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, Static, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
 
 from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for, bound_keys
 from memtui.tui.commands import MemtuiCommands
@@ -27,7 +27,7 @@ from memtui.tui.controllers import (
     TuningController,
 )
 from memtui.tui.keys import keys_display
-from memtui.tui.lag import TICK, LagProbe
+from memtui.tui.lag import LagProbe
 from memtui.tui.screens import HelpScreen
 from memtui.tui.screens.help import help_intro, key_rows, live_bindings
 from memtui.tui.widgets import (
@@ -36,6 +36,7 @@ from memtui.tui.widgets import (
     IndexStatusBar,
     MemoryBrowser,
     ResultsTable,
+    SearchInfo,
     SearchInput,
     TracePanel,
 )
@@ -90,7 +91,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             back = keys_display(bound_keys("search.focus", self.keymap_overrides), first=True)
             yield SearchInput(placeholder=f"Search memory…  ({back} to come back here, Enter for the results, Esc to "
                                           "leave)", id="query")
-            yield Static("", id="search-info")
+            yield SearchInfo("", id="search-info")
         with Horizontal(id="body"):
             with Vertical(id="side"):
                 yield FilterInput(placeholder="filter files", id="browser-filter")
@@ -135,7 +136,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         self.list_files_first(then=self.start_engine)
         probe = LagProbe.from_env()  # from the first frame on (the time to it is measured on its own)
         if probe is not None:
-            self.set_interval(TICK, lambda: probe.sample(self.indexing))
+            probe.start(lambda: self.indexing)
 
     # -- screens ------------------------------------------------------------------------------
 

@@ -20,6 +20,7 @@ from memtui.search.response import Candidate, SearchResponse
 from memtui.tools import format_citation
 from memtui.tui.actions import bindings_for
 from memtui.tui.explain import SCORE_RULE, evidence
+from memtui.tui.widgets.in_place import update_in_place
 from memtui.tui.widgets.trace_2026_9 import openclaw_trace_lines
 
 SIDE_BY_SIDE_FROM = 110  # pane width from which the chunk text sits beside the numbers
@@ -157,9 +158,10 @@ class TracePanel(VerticalScroll):
         self.rows = []
         rows, text = self.query_one("#trace-rows", Static), self.query_one("#trace-text", Static)
         if hit is None or response is None:
-            self.query_one("#trace-head", Static).update(hint if isinstance(hint, Text) else Text(hint, style="dim"))
-            rows.update("")
-            text.update("")
+            update_in_place(self.query_one("#trace-head", Static),
+                            hint if isinstance(hint, Text) else Text(hint, style="dim"))
+            update_in_place(rows, "")
+            update_in_place(text, "")
             return
         table = Table.grid(padding=(0, 1))
         table.add_column(style="bold", no_wrap=True)
@@ -168,9 +170,9 @@ class TracePanel(VerticalScroll):
         for label, value in self.rows:
             table.add_row(label, value)
         terms = list(response.keyword.terms) if response.keyword else []
-        self.query_one("#trace-head", Static).update(
-            Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline"))
-        rows.update(table)
+        update_in_place(self.query_one("#trace-head", Static),
+                        Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline"))
+        update_in_place(rows, table)
         chunk = hit.text.rstrip()
         lines = chunk.splitlines()
         if not self.has_class("-wide") and len(lines) > STACKED_TEXT_LINES:
@@ -178,7 +180,7 @@ class TracePanel(VerticalScroll):
             chunk = "\n".join(lines[:STACKED_TEXT_LINES])
             shown = marked_text(chunk, terms)
             shown.append(f"\n… {rest} more line(s): Enter on the hit opens the file", style="dim")
-            text.update(shown)
+            update_in_place(text, shown)
         else:
-            text.update(marked_text(chunk, terms))
+            update_in_place(text, marked_text(chunk, terms))
         self.scroll_home(animate=False)
