@@ -7,10 +7,13 @@ from collections.abc import Callable
 import pytest
 from hashed_provider import HashedProvider
 
+from memtui.errors import ConfigError
 from memtui.manager import MemoryManager
-from memtui.search.engine import DATE_BOOST, MEMTUI_WEIGHTS
+from memtui.search.formula import formula_text
 from memtui.search.ranking import bm25_rank_to_score, named_months
 from memtui.settings.agent import AgentEnv
+from memtui.settings.memtui_config import MEMTUI_WEIGHTS
+from memtui.settings.memtui_config import MONTH_BOOST as DATE_BOOST
 
 
 def test_hybrid_text_score_is_relative_to_the_best_keyword_hit(make_env: Callable[..., AgentEnv]) -> None:
@@ -238,3 +241,32 @@ def test_words_in_every_chunk_give_no_text_score(make_env: Callable[..., AgentEn
         assert "Evan" not in top.text
         assert top.cosine == max(c.cosine for c in response.candidates if c.cosine is not None)
         assert "≈ 0" in response.explain()["textNormalization"]
+
+
+def test_memtuis_own_config_tunes_the_month_boost_and_weights(make_env: Callable[..., AgentEnv], workspace,
+                                                              monkeypatch: pytest.MonkeyPatch, tmp_path) -> None:
+    """The memtui profile's knobs live in memtui's config (openclaw.json's validator rejects unknown keys):
+    `ranking.monthBoost` (0 switches the boost off) and `ranking.weights`; a bad value is a clear error."""
+    (workspace / "memory" / "2025-10-14.md").write_text("# 2025-10-14\n\n- Bob renewed the TLS certificates.\n",
+                                                         encoding="utf-8")
+    config_dir = tmp_path / "xdg"
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(config_dir))
+    (config_dir / "memtui").mkdir(parents=True)
+    config = config_dir / "memtui" / "config.json5"
+    config.write_text("{ranking: {monthBoost: 0, weights: {vector: 0.2, text: 0.6}}}", encoding="utf-8")
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("When did Bob renew the TLS certificates in October?")
+        assert not any(c.date_boost for c in response.candidates)
+        assert (response.vector_weight, response.text_weight) == pytest.approx((0.25, 0.75))  # normalised
+    config.write_text("{ranking: {monthBoost: 1.25}}", encoding="utf-8")
+    with MemoryManager(make_env(), provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("When did Bob renew the TLS certificates in October?")
+        assert response.results[0].date_boost == 1.25 and "month boost 1.2500" in formula_text(response.results[0],
+                                                                                            response)
+    for bad, said in (("{ranking: {monthBoost: -1}}", "monthBoost must be a number from 0 to 2"),
+                      ("{ranking: {boost: 1}}", "unknown key 'boost'"), ("{ranking: [", "not valid JSON5")):
+        config.write_text(bad, encoding="utf-8")
+        with pytest.raises(ConfigError, match=said):
+            make_env()

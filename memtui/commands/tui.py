@@ -34,8 +34,9 @@ def run_app(args: argparse.Namespace) -> int:
 def _run_app(args: argparse.Namespace) -> int:
     os.environ.setdefault("TEXTUAL_FPS", str(FRAME_RATE))  # read once, when Textual is imported just below
     from memtui.commands.args import agent_from_args
+    from memtui.settings.memtui_config import config_folder
     from memtui.tui.app import MemtuiApp
-    from memtui.tui.keymap import keymap_folder, load_keymap
+    from memtui.tui.keymap import load_keymap
 
     state_dir = getattr(args, "state_dir", None)
     if state_dir and not Path(state_dir).expanduser().is_dir():
@@ -46,7 +47,7 @@ def _run_app(args: argparse.Namespace) -> int:
                         "`memtui demo` opens a sample workspace; `memtui --workspace DIR` a folder of notes; "
                         "`memtui --state-dir DIR` another OpenClaw install")
     env = agent_from_args(args)
-    keymap = load_keymap(keymap_folder(env.state_dir))
+    keymap = load_keymap(config_folder(env.state_dir))
     screenshot = getattr(args, "screenshot", None)
     note = getattr(args, "provider_note", None)
     if note is None and (getattr(args, "provider", None) or "").strip() == "none":

@@ -44,13 +44,6 @@ if TYPE_CHECKING:
     from memtui.search.accelerator import FastIndex
 
 MAX_CANDIDATES = 200
-# The memtui profile's (vector, text) hybrid weights when the config sets none (OpenClaw: 0.7, 0.3); both
-# sides are scored relative to their best candidate there. Chosen with `memtui eval` on SciFact train and
-# LoCoMo dev with the local MiniLM model (benchmarks/BENCHMARKS.md has the before/after numbers).
-MEMTUI_WEIGHTS = (0.35, 0.65)
-# Added to the fused score (0–1) of a daily log dated in a month the query names ("in August 2023"); measured
-# like the weights (LoCoMo dev, benchmarks/BENCHMARKS.md).
-DATE_BOOST = 0.5
 # |bm25| under this: the query's words are in nearly every chunk (FTS5 clamps their IDF to 1e-6), so the keyword
 # side tells chunks apart hardly at all; the memtui profile never normalises text scores by less.
 FLAT_BM25 = 0.005
@@ -61,7 +54,7 @@ def hybrid_weights(settings: MemorySearchSettings, profile: str) -> tuple[float,
     when the config sets none."""
     hybrid = settings.query.hybrid
     if profile == "memtui" and not hybrid.weights_configured:
-        return MEMTUI_WEIGHTS
+        return settings.query.memtui_weights
     return hybrid.vector_weight, hybrid.text_weight
 
 
@@ -293,7 +286,7 @@ class Searcher:
         * The vector side is the cosine over the best candidate cosine, and a keyword-only candidate gets its
           real cosine (OpenClaw counts it as 0, which buries keyword hits whenever the model is weak). The text
           side is bm25 over the best keyword hit's (`_normalize_text_scores`).
-        * A daily log dated in a month the query names gets `DATE_BOOST` on top (its date is in its path only,
+        * A daily log dated in a month the query names gets `query.month_boost` on top (its date is in its path only,
           so neither side sees it).
         * minScore is a floor on the evidence, not on the fused number: a candidate passes when its keyword
           score r/(1+r) (what FTS-only mode thresholds) or its cosine reaches it. So turning the model on never
@@ -314,7 +307,8 @@ class Searcher:
             response.vector_normalization = "cosine / best candidate cosine"
         months = named_months(response.query)
         for candidate in candidates:
-            candidate.date_boost = DATE_BOOST if in_named_month(candidate.path, months) else 0.0
+            boost = self.settings.query.month_boost
+            candidate.date_boost = boost if boost and in_named_month(candidate.path, months) else 0.0
             candidate.base_score = response.vector_weight * (candidate.vector_score or 0.0) + (
                 response.text_weight * (candidate.text_score or 0.0)) + candidate.date_boost
         self._decay_and_sort(candidates, now)

@@ -23,6 +23,7 @@ from memtui.settings.config import (
     load_config_file,
     resolve_memory_search,
 )
+from memtui.settings.memtui_config import config_folder, ranking
 from memtui.settings.openclaw_2026_9 import apply_fixed_knobs, config_generation, retired_keys
 from memtui.settings.paths import (
     default_agent_id,
@@ -186,6 +187,9 @@ def resolve_agent(
     if (generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)) == "2026.9":
         settings = apply_fixed_knobs(settings)
         warnings.extend(retired_keys(loaded.raw))
+    tuned = ranking(config_folder(state, env))
+    settings = replace(settings, query=replace(settings.query, month_boost=tuned.month_boost,
+                                               memtui_weights=tuned.weights))
     refused = refused_extra_paths(workspace_dir, settings.extra_paths, state, env)
     if refused:
         settings = replace(settings, extra_paths=tuple(p for p in settings.extra_paths if p not in refused))

@@ -15,6 +15,7 @@ from typing import Any
 
 from memtui.errors import ConfigError
 from memtui.jscompat import MAX_JSON_DEPTH, too_deep
+from memtui.settings.memtui_config import MEMTUI_WEIGHTS, MONTH_BOOST
 from memtui.settings.raw import agent_entry, get_path
 from memtui.settings.store import StoreSettings, store_driver
 from memtui.settings.values import MULTIMODAL_MAX_FILE_BYTES, multimodal_modalities
@@ -181,6 +182,8 @@ class QuerySettings:
     max_results: int = 6
     min_score: float = 0.35
     hybrid: HybridSettings = field(default_factory=HybridSettings)
+    month_boost: float = MONTH_BOOST  # the memtui profile's knobs, from memtui's own config
+    memtui_weights: tuple[float, float] = MEMTUI_WEIGHTS
 
 
 @dataclass(frozen=True)
