@@ -15,9 +15,11 @@ from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
 from memtui.search.response import Candidate
 from memtui.tools import format_citation
+from memtui.tui.actions import bound_keys
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
 from memtui.tui.editor import editor_command
+from memtui.tui.keys import keys_display
 from memtui.tui.messages import PromotionScored, SearchFailed
 from memtui.tui.screens import ChoiceModal, ErrorModal, PromptModal
 
@@ -135,27 +137,43 @@ class CurationController(MemtuiBase):
 
     # -- promote and note ---------------------------------------------------------------------
 
-    def _selection_or_hit(self, *, whole: bool = False) -> tuple[str, int, int, str, float] | None:
-        """(path, start, end, text, score) of the viewer's selected lines or the highlighted hit; `whole` gives
-        the hit's whole chunk rather than its 700-character snippet."""
+    def _looked_at(self, *, whole: bool = False) -> tuple[str, int, int, str, float] | str:
+        """(path, start, end, text, score) of what the user is looking at: with the focus in the viewer, its
+        selected lines, else the line under its cursor; elsewhere the highlighted hit (`whole`: its whole chunk
+        rather than its 700-character snippet). When there is nothing, why (a sentence for a toast)."""
         viewer = self.viewer
-        selected = viewer.selected_lines() if self.viewer_focused() else None
-        if selected is not None and viewer.rel is not None:
-            start, end, text = selected
-            return viewer.rel, start, end, text, 0.0
+        if self.viewer_focused():
+            if viewer.rel is None:
+                return "no file is open"
+            if viewer.mode == "rendered":
+                return f"the rendered view has no cursor ({self.key_for('view.toggle')} shows the raw text)"
+            selected = viewer.selected_lines()
+            if selected is not None:
+                start, end, text = selected
+                return viewer.rel, start, end, text, 0.0
+            line = viewer.cursor_line()
+            text = viewer.text_area.document.get_line(line - 1)
+            if not text.strip():
+                return f"line {line} of {viewer.rel} is empty (put the cursor on a line or select lines)"
+            return viewer.rel, line, line, text, 0.0
         hit = self.highlighted_hit()
         if hit is not None:
             return hit.path, hit.start_line, hit.end_line, hit.text if whole else hit.snippet, hit.score
-        return None
+        return "highlight a hit, or put the viewer's cursor on a line (or select lines)"
+
+    def key_for(self, action_id: str) -> str:
+        """The first key an action is bound to, as people write it."""
+        return keys_display(bound_keys(action_id, self.keymap_overrides), first=True)
 
     def action_promote(self) -> None:
-        """Promote the selected lines or the highlighted hit into MEMORY.md (asks first, showing the entry)."""
+        """Promote what the user is looking at into MEMORY.md: the viewer's selected lines or its cursor's line
+        when it has the focus, else the highlighted hit (asks first, showing the entry)."""
         if self.manager.env.read_only:
             self.notify("Read-only: promotion is disabled", severity="warning")
             return
-        chosen = self._selection_or_hit(whole=True)  # every line the marker's source names
-        if chosen is None:
-            self.notify("Select lines in the viewer or highlight a hit to promote", severity="warning")
+        chosen = self._looked_at(whole=True)  # every line the marker's source names
+        if isinstance(chosen, str):
+            self.notify(f"Nothing to promote: {chosen}", severity="warning")
             return
         path, start, end, text, score = chosen
         if path == "MEMORY.md":
@@ -302,18 +320,18 @@ class CurationController(MemtuiBase):
     # -- copy ---------------------------------------------------------------------------------
 
     def action_copy_snippet(self) -> None:
-        """Copy the hit's snippet or the selected lines."""
-        chosen = self._selection_or_hit()
-        if chosen is None:
-            self.notify("Nothing to copy: highlight a hit or select lines", severity="warning")
+        """Copy what the user is looking at: the hit's snippet, or the viewer's selected lines (or cursor line)."""
+        chosen = self._looked_at()
+        if isinstance(chosen, str):
+            self.notify(f"Nothing to copy: {chosen}", severity="warning")
             return
         self.copy_text(chosen[3], "snippet")
 
     def action_copy_citation(self) -> None:
-        """Copy `path#Lstart-Lend`."""
-        chosen = self._selection_or_hit()
-        if chosen is None:
-            self.notify("Nothing to copy: highlight a hit or select lines", severity="warning")
+        """Copy `path#Lstart-Lend` of what the user is looking at."""
+        chosen = self._looked_at()
+        if isinstance(chosen, str):
+            self.notify(f"Nothing to copy: {chosen}", severity="warning")
             return
         self.copy_text(format_citation(chosen[0], chosen[1], chosen[2]), "citation")
 
@@ -323,8 +341,8 @@ class CurationController(MemtuiBase):
         if self.browser.has_focus:
             path = self._browser_file()
         else:
-            chosen = self._selection_or_hit()
-            path = chosen[0] if chosen is not None else self.viewer.rel
+            chosen = self._looked_at()
+            path = chosen[0] if not isinstance(chosen, str) else self.viewer.rel
         if path is None:
             self.notify("Nothing to copy", severity="warning")
             return
