@@ -1,29 +1,41 @@
-"""TUI benchmark: the real `memtui` process in a pseudo-terminal (120x36) on generated daily logs.
+"""TUI benchmark: the real `memtui` process in a pseudo-terminal on generated daily logs, typed into key by key
+while other processes keep the cores busy.
 
-    python benchmarks/bench_tui.py [--notes 3000 10000] [--queries 8]
+    python benchmarks/bench_tui.py [--notes 10000] [--modes keyword hybrid] [--load 2] [--gap 0.15] [--unbuilt]
 
-Each workspace holds one daily log per day (one entry, about one chunk per file). For every size it runs the app
-twice, with a built index and without one (the app indexes on start), and reports:
+Each workspace holds one daily log per day (one entry, about one chunk per file). `--load N` (2 by default, 0 for
+a quiet machine) starts N busy processes (a Python loop each) before the app starts and stops them at the end, as
+other work on a 2-core laptop would. `keyword` runs with `--provider none`; `hybrid` embeds with OpenAI's API
+served on 127.0.0.1 by tests/embedding_server.py (hashed trigrams, deterministic, no download). For each mode, with
+a built index, it reports:
 
 - first frame: from spawning the process (Python start-up included) until the screen shows the panes;
-- status: until the status bar shows the file count (read in a worker);
-- keystroke → results: from the last key of a query (a ticket id such as OPS-1234, keyword search) until the
-  results table shows the file holding it;
-- longest event-loop stall while indexing, and after a sync (ctrl+r), from the app's stall probe
-  (`MEMTUI_LAG_LOG`: a 10 ms timer, how late it ran).
+- echo: from writing a character to the pty until the search box on the screen shows it (median / p95);
+- keystroke → results: from the last key of a query until the results table shows the file it names (p50 / p95);
+- CPU per keystroke: the app's CPU time (every thread, /proc/PID/task/*/schedstat) from one key to the next,
+  median and mean, and how much of it the UI thread took; the idle rate (ms of CPU per second with nothing typed)
+  is printed beside it;
+- stalls: half-second windows of the app's event-loop probe (`MEMTUI_LAG_LOG`: a 10 ms timer, how late it ran)
+  over 100 ms while typing, and the longest; beside it the longest lateness of the same 10 ms asyncio timer in a
+  process of its own (what the load alone costs a loop that does nothing else);
+- with `--unbuilt`, a second session per mode that indexes on start: the longest stall while indexing.
 
-memtui's bytecode is written before the first run, as an install has it (this environment sets
-PYTHONDONTWRITEBYTECODE=1). The screen is read with pyte (a VT100 emulator). Wall time, the benchmark process's
-CPU time, the children's CPU time, the load average, the CPU time the VM's host took away (steal) and how long a
-plain Python loop takes here are printed with the numbers.
+Every query types a common word (thousands of candidates) and then a ticket id (OPS-12345) one key at a time,
+`--gap` seconds apart (0.15 s: a fast typist), so every key runs a search, as it does for a user. memtui's
+bytecode is written before the first run, as an install has it. The screen is read with pyte (a VT100 emulator)
+only after the app wrote to it, as a terminal redraws only then. The load average is printed with every row.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import json
+import multiprocessing
 import os
 import pty
 import random
+import shutil
 import statistics
 import struct
 import subprocess
@@ -32,6 +44,8 @@ import tempfile
 import termios
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from datetime import date, timedelta
 from fcntl import ioctl
 from pathlib import Path
@@ -39,19 +53,22 @@ from pathlib import Path
 import pyte
 
 ROOT = Path(__file__).resolve().parents[1]
-COLS, ROWS = 120, 36
+APP_ROOT = [ROOT]  # the checkout whose `memtui` runs (--checkout: another one, e.g. `git archive` of a commit)
 WORDS = ("postgres", "redis", "kafka", "deploy", "rollback", "incident", "latency", "billing", "invoice", "argo",
          "cluster", "replica", "schema", "migration", "timeout", "alert", "pager", "oncall", "budget", "token",
          "session", "memory", "embedding", "vector", "search", "index", "cache", "eviction", "policy", "tenant",
          "customer", "contract", "renewal", "roadmap", "quarter", "metric", "dashboard")
+STALL_MS = 100.0
+INPUT_ROW, INPUT_COL = 1, 2  # where the search box's text starts on the screen (border, padding)
+SERVER = ("import sys, time; sys.path.insert(0, sys.argv[1]); from embedding_server import EmbeddingServer; "
+          "server = EmbeddingServer().start(); print(server.url, flush=True); time.sleep(86400)")
 
 
-def build(root: Path, notes: int) -> tuple[Path, Path, dict[str, str]]:
-    """(state dir, workspace, ticket id → file) for `notes` daily logs ending today, one entry each."""
+def build(root: Path, notes: int) -> tuple[Path, dict[str, str]]:
+    """(workspace, ticket id → file) for `notes` daily logs ending today, one entry each."""
     rng = random.Random(7)
-    workspace, state = root / "workspace", root / "state"
+    workspace = root / "workspace"
     (workspace / "memory").mkdir(parents=True)
-    state.mkdir()
     (workspace / "MEMORY.md").write_text("# Long-Term Memory\n\n- Prefers Postgres.\n", encoding="utf-8")
     tickets: dict[str, str] = {}
     end = date.today()
@@ -63,22 +80,34 @@ def build(root: Path, notes: int) -> tuple[Path, Path, dict[str, str]]:
         (workspace / "memory" / f"{day.isoformat()}.md").write_text(
             f"# {day.isoformat()}\n\n## {rng.randint(8, 18):02d}:{rng.randint(0, 59):02d} — {ticket}\n- {words}\n",
             encoding="utf-8")
-    return state, workspace, tickets
+    return workspace, tickets
+
+
+def write_config(state: Path, server_url: str | None) -> None:
+    """Hybrid's config: OpenAI's provider, pointed at the local server."""
+    if server_url is None:
+        return
+    config = {"agents": {"defaults": {"memorySearch": {"provider": "openai", "model": "text-embedding-3-small",
+                                                       "remote": {"baseUrl": f"{server_url}/v1",
+                                                                  "apiKey": "sk-bench"}}}}}
+    (state / "openclaw.json").write_text(json.dumps(config), encoding="utf-8")
 
 
 class Terminal:
     """The app in a pty, its screen kept by pyte; a reader thread drains the pty at once, as a terminal does
     (a slow reader would make the app wait on its own output)."""
 
-    def __init__(self, argv: list[str], env: dict[str, str]) -> None:
-        self.screen = pyte.Screen(COLS, ROWS)
+    def __init__(self, argv: list[str], env: dict[str, str], size: tuple[int, int]) -> None:
+        cols, rows = size
+        self.screen = pyte.Screen(cols, rows)
         self.stream = pyte.ByteStream(self.screen)
         self.changed = threading.Condition()
         self.fed = 0  # how many reads were fed to the screen
         self.pid, self.fd = pty.fork()
         if self.pid == 0:
+            os.chdir(APP_ROOT[0])  # `python -m` puts the working folder first on the path
             os.execvpe(argv[0], argv, env)
-        ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
         threading.Thread(target=self._read, daemon=True).start()
 
     def _read(self) -> None:
@@ -94,27 +123,35 @@ class Terminal:
                 self.fed += 1
                 self.changed.notify_all()
 
-    def text(self) -> str:
-        """The screen as text."""
-        with self.changed:
-            return "\n".join(self.screen.display)
-
-    def wait_for(self, needle: str, timeout: float = 60.0) -> float:
-        """Seconds (since now) until `needle` is on the screen. The screen is read again only after the app wrote
-        to it, as a terminal redraws only then: a polling reader would take a core from the app on 2 cores."""
+    def wait_until(self, seen: Callable[[list[str]], bool], what: str, timeout: float = 60.0) -> float:
+        """Seconds (since now) until `seen(screen lines)` is true; checked each time the app wrote, never polled
+        (a polling reader would take a core from the app on 2 cores)."""
         start = time.perf_counter()
         with self.changed:
-            seen = -1
+            checked = -1
             while True:
-                if self.fed != seen:
-                    seen = self.fed
-                    if needle in "\n".join(self.screen.display):
+                if self.fed != checked:
+                    checked = self.fed
+                    if seen(self.screen.display):
                         return time.perf_counter() - start
                 left = timeout - (time.perf_counter() - start)
                 if left <= 0:
-                    raise TimeoutError(f"{needle!r} did not appear in {timeout} s:\n" +
-                                       "\n".join(self.screen.display))
+                    raise TimeoutError(f"{what} did not appear in {timeout} s:\n" + "\n".join(self.screen.display))
                 self.changed.wait(left)
+
+    def wait_for(self, needle: str, timeout: float = 60.0) -> float:
+        """Seconds (since now) until `needle` is on the screen."""
+        return self.wait_until(lambda lines: needle in "\n".join(lines), repr(needle), timeout)
+
+    def wait_echo(self, typed: str, timeout: float = 30.0) -> float:
+        """Seconds until the search box shows exactly `typed` (a trailing space cannot be seen: callers skip it)."""
+        end = INPUT_COL + len(typed)
+
+        def shown(lines: list[str]) -> bool:
+            row = lines[INPUT_ROW]
+            return row[INPUT_COL:end] == typed and row[end] == " "
+
+        return self.wait_until(shown, f"the echo of {typed!r}", timeout)
 
     def send(self, keys: str) -> None:
         """Type raw bytes."""
@@ -133,129 +170,233 @@ class Terminal:
         os.waitpid(self.pid, 0)
 
 
-def touch(workspace: Path, tickets: dict[str, str], count: int = 50) -> int:
-    """Edit `count` daily logs and add `count` new ones (dated after the newest), as a day of work would; returns
-    how many files were added."""
-    for rel in list(tickets.values())[:count]:
-        with (workspace / rel).open("a", encoding="utf-8") as log:
-            log.write("- follow-up: checked again, still fine\n")
-    newest = max(date.fromisoformat(rel[7:17]) for rel in tickets.values())
-    for offset in range(1, count + 1):
-        day = newest + timedelta(days=offset)
-        (workspace / "memory" / f"{day.isoformat()}.md").write_text(f"# {day.isoformat()}\n\n- planned work\n",
-                                                                     encoding="utf-8")
-    return count
+def cpu_ns(pid: int) -> tuple[int, int]:
+    """(every thread, the main thread) CPU time of `pid` in ns so far, from the scheduler's own accounting."""
+    total = main = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            ran = int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue  # a worker thread that just ended
+        total += ran
+        if task.name == str(pid):
+            main = ran
+    return total, main
 
 
-def stalls(log: Path, since: float = 0.0) -> tuple[float, float]:
-    """(longest stall while indexing, longest of all) in ms, from the probe's lines after `since`."""
-    busy: list[float] = []
-    idle: list[float] = []
-    if log.exists():
-        for line in log.read_text().splitlines():
-            stamp, worst, indexing = line.split()
-            if float(stamp) >= since:
-                (busy if indexing == "1" else idle).append(float(worst))
-    return max(busy, default=float("nan")), max([*busy, *idle], default=float("nan"))
+def spin() -> None:
+    """A busy process: competing load."""
+    while True:
+        pass
 
 
-def cpu_ticks() -> tuple[int, int]:
-    """(steal, total) CPU ticks of the machine so far (/proc/stat; zeros elsewhere): on a shared VM, the host
-    taking the CPUs away is time the app could not run."""
-    try:
-        fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
-    except (OSError, ValueError):
-        return 0, 0
-    return (fields[7] if len(fields) > 7 else 0), sum(fields[:8])
+async def _probe(seconds: float) -> float:
+    worst, last, end = 0.0, time.perf_counter(), time.perf_counter() + seconds
+    while last < end:
+        await asyncio.sleep(0.01)
+        now = time.perf_counter()
+        worst, last = max(worst, now - last - 0.01), now
+    return worst
 
 
-def python_speed() -> float:
-    """Seconds a 10,000,000-step Python loop takes here: how fast this machine is, to compare runs across VMs."""
-    start = time.process_time()
-    total = 0
-    for step in range(10_000_000):
-        total += step
-    return time.process_time() - start
+def plain_probe(seconds: float, out: multiprocessing.Queue) -> None:
+    """The longest lateness (ms) of a 10 ms asyncio timer in a process doing nothing else, over `seconds`."""
+    out.put(1000 * asyncio.run(_probe(seconds)))
+
+
+def lag_windows(log: Path, since: float) -> list[tuple[float, bool]]:
+    """(worst lateness ms, indexing) of each half-second window of the app's probe written after `since`."""
+    if not log.exists():
+        return []
+    windows = []
+    for line in log.read_text().splitlines():
+        stamp, worst, indexing = line.split()
+        if float(stamp) >= since:
+            windows.append((float(worst), indexing == "1"))
+    return windows
 
 
 def child_env() -> dict[str, str]:
-    """The app's environment: this checkout first on the path, bytecode read and written as an install has it."""
+    """The app's environment: the measured checkout first on the path, bytecode read and written as an install
+    has it."""
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    return {**env, "PYTHONPATH": str(ROOT)}
+    return {**env, "PYTHONPATH": str(APP_ROOT[0])}
 
 
-def run(notes: int, built: bool, queries: int) -> dict[str, float]:
-    """One app session; returns the measured numbers."""
-    with tempfile.TemporaryDirectory(prefix="memtui-bench-tui-") as tmp:
-        state, workspace, tickets = build(Path(tmp), notes)
-        common = ["--state-dir", str(state), "--workspace", str(workspace), "--provider", "none"]
-        python = sys.executable
-        if built:
-            subprocess.run([python, "-m", "memtui", *common, "index"], check=True, cwd=ROOT,
-                           stdout=subprocess.DEVNULL, env=child_env())
-        log = Path(tmp) / "lag.log"
-        env = {**child_env(), "TERM": "xterm-256color", "MEMTUI_LAG_LOG": str(log),
-               "COLUMNS": str(COLS), "LINES": str(ROWS)}
-        children_before, ticks_before = os.times(), cpu_ticks()
-        term = Terminal([python, "-m", "memtui", *common], env)
-        try:
-            first_frame = term.wait_for("3 Results")
-            status = first_frame + term.wait_for(f"{notes + 1:,} files · ", timeout=600)
-            term.wait_for(f"{notes + 1:,} chunks · clean", timeout=600)
-            index_stall, _ = stalls(log)
-            latencies = []
-            chosen = random.Random(3).sample(sorted(tickets), queries)
-            term.send("/")
-            term.wait_for("Esc leave")
-            for ticket in chosen:
-                term.send("\x15")  # ctrl+u: clear the box
-                time.sleep(0.2)
-                term.send(ticket[:-1])
-                time.sleep(0.3)
-                term.send(ticket[-1])
-                start = time.perf_counter()
-                term.wait_for(tickets[ticket].removeprefix("memory/") + ":", timeout=30)
-                latencies.append(time.perf_counter() - start)
-            term.send("\x1b")  # leave the box
-            changed = touch(workspace, tickets)
-            synced_at = time.perf_counter()
-            term.send("\x12")  # ctrl+r: sync
-            term.wait_for(f"{notes + 1 + changed:,} files · ", timeout=600)
-            time.sleep(1.0)
-            _, after_sync = stalls(log, since=synced_at)
-        finally:
-            term.close()
-        children, ticks = os.times(), cpu_ticks()
-        child_cpu = (children.children_user - children_before.children_user) + \
-            (children.children_system - children_before.children_system)
-        return {"first_frame_s": first_frame, "status_s": status, "keystroke_ms_median": 1000 * statistics.median(
-            latencies), "keystroke_ms_max": 1000 * max(latencies), "stall_indexing_ms": index_stall,
-            "stall_after_sync_ms": after_sync, "app_cpu_s": child_cpu,
-            "steal_pct": 100 * (ticks[0] - ticks_before[0]) / max(1, ticks[1] - ticks_before[1])}
+def percentile(values: list[float], share: float) -> float:
+    """The `share` quantile (nearest rank) of `values`."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(share * len(ordered) + 0.5) - 1))] if ordered else float("nan")
+
+
+@dataclass
+class Session:
+    """What one app session measured."""
+
+    first_frame_s: float = float("nan")
+    echo_ms: list[float] = field(default_factory=list)
+    results_ms: list[float] = field(default_factory=list)
+    cpu_ms: list[float] = field(default_factory=list)
+    main_cpu_ms: list[float] = field(default_factory=list)
+    idle_ms_per_s: float = float("nan")
+    windows: list[tuple[float, bool]] = field(default_factory=list)
+    plain_probe_ms: float = float("nan")
+    mode: str = ""
+
+
+def queries(tickets: dict[str, str], count: int) -> list[tuple[str, str]]:
+    """(query, file it must find) pairs: a common word, then a ticket id."""
+    rng = random.Random(3)
+    return [(f"{rng.choice(WORDS)} {ticket}", tickets[ticket]) for ticket in rng.sample(sorted(tickets), count)]
+
+
+def type_queries(term: Terminal, chosen: list[tuple[str, str]], gap: float, session: Session) -> None:
+    """Type each query key by key, `gap` seconds apart; measure echo, CPU per key and keystroke → results."""
+    for query, rel in chosen:
+        term.send("\x15")  # ctrl+u: clear the box
+        time.sleep(gap)
+        for index, char in enumerate(query):
+            before = cpu_ns(term.pid)
+            sent = time.perf_counter()
+            term.send(char)
+            if char != " ":
+                session.echo_ms.append(1000 * term.wait_echo(query[: index + 1]))
+            if index == len(query) - 1:
+                session.results_ms.append(1000 * term.wait_for(rel.removeprefix("memory/") + ":", timeout=30))
+            time.sleep(max(0.0, gap - (time.perf_counter() - sent)))
+            after = cpu_ns(term.pid)
+            session.cpu_ms.append((after[0] - before[0]) / 1e6)
+            session.main_cpu_ms.append((after[1] - before[1]) / 1e6)
+
+
+def prepare(root: Path, workspace: Path, mode: str, server_url: str | None, *, built: bool) -> list[str]:
+    """The app's options for one session: its state dir (kept from an earlier run with --keep when it holds a
+    built index; a fresh one without an index) and, when `built`, the index built before the app starts."""
+    name = f"{mode}-{'built' if built else 'none'}"
+    state = root / f"state-{name}"
+    common = ["--state-dir", str(state), "--workspace", str(workspace)]
+    if server_url is None:
+        common += ["--provider", "none"]
+    if built and (state / "built").exists():
+        write_config(state, server_url)  # the server's port is new each run
+        return common
+    shutil.rmtree(state, ignore_errors=True)
+    state.mkdir()
+    write_config(state, server_url)
+    if built:
+        subprocess.run([sys.executable, "-m", "memtui", *common, "index"], check=True, cwd=APP_ROOT[0],
+                       stdout=subprocess.DEVNULL, env=child_env())
+        (state / "built").touch()
+    return common
+
+
+def run(common: list[str], notes: int, mode: str, *, built: bool, chosen: list[tuple[str, str]], gap: float,
+        size: tuple[int, int]) -> Session:
+    """One app session; returns what it measured."""
+    python = sys.executable
+    state = Path(common[1])
+    log = state / "lag.log"
+    log.unlink(missing_ok=True)
+    env = {**child_env(), "TERM": "xterm-256color", "MEMTUI_LAG_LOG": str(log), "COLUMNS": str(size[0]),
+           "LINES": str(size[1])}
+    session = Session(mode=mode)
+    term = Terminal([python, "-m", "memtui", *common], env, size)
+    try:
+        session.first_frame_s = term.wait_for("3 Results")
+        chunks = f"{notes + 1:,} chunks · "
+        term.wait_until(lambda lines: chunks in lines[-2] and "· clean" in lines[-2], "a clean index", 900)
+        if not built:
+            session.windows = lag_windows(log, since=0.0)
+            return session
+        term.send("/")
+        term.wait_for("Esc leave")
+        time.sleep(1.0)
+        idle_from, idle_at = cpu_ns(term.pid)[0], time.perf_counter()
+        time.sleep(2.0)
+        session.idle_ms_per_s = (cpu_ns(term.pid)[0] - idle_from) / 1e6 / (time.perf_counter() - idle_at)
+        seconds = (sum(len(q) for q, _ in chosen) + len(chosen)) * gap
+        box: multiprocessing.Queue = multiprocessing.Queue()
+        probe = multiprocessing.Process(target=plain_probe, args=(seconds, box), daemon=True)
+        probe.start()
+        typing_from = time.perf_counter()
+        type_queries(term, chosen, gap, session)
+        session.windows = lag_windows(log, since=typing_from)
+        probe.join(timeout=seconds + 30)
+        session.plain_probe_ms = box.get(timeout=5) if not box.empty() else float("nan")
+    finally:
+        term.close()
+    return session
+
+
+def report(session: Session, built: bool, load: int) -> str:
+    """One printed row."""
+    loadavg = "/".join(f"{v:.1f}" for v in os.getloadavg())
+    stalled = [w for w, _ in session.windows if w > STALL_MS]
+    worst = max((w for w, _ in session.windows), default=float("nan"))
+    if not built:
+        return (f"{session.mode:>8} {'none':>6} {session.first_frame_s:>7.2f} s  indexing: {len(stalled)} of "
+                f"{len(session.windows)} windows > {STALL_MS:.0f} ms, longest {worst:.0f} ms  load {loadavg}")
+    cpu, main = session.cpu_ms, session.main_cpu_ms
+    return (f"{session.mode:>8} {'built':>6} {session.first_frame_s:>7.2f} s "
+            f"{statistics.median(cpu):>6.1f} /{statistics.fmean(cpu):>6.1f} ms "
+            f"({100 * sum(main) / max(1e-9, sum(cpu)):>3.0f}% UI) {session.idle_ms_per_s:>5.1f} ms/s "
+            f"{statistics.median(session.echo_ms):>5.0f} /{percentile(session.echo_ms, 0.95):>4.0f} ms "
+            f"{statistics.median(session.results_ms):>5.0f} /{percentile(session.results_ms, 0.95):>4.0f} ms "
+            f"{len(stalled):>3} of {len(session.windows):>3}, max {worst:>4.0f} ms "
+            f"{session.plain_probe_ms:>5.0f} ms  load {loadavg} ({load} busy)")
 
 
 def main() -> int:
-    """Run every size, with and without a built index, and print the table."""
+    """Start the load, run every mode (and, with --unbuilt, a session that indexes on start), print the table."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--notes", type=int, nargs="+", default=[3000, 10000])
+    parser.add_argument("--notes", type=int, default=10000)
+    parser.add_argument("--modes", nargs="+", choices=("keyword", "hybrid"), default=["keyword", "hybrid"])
+    parser.add_argument("--load", type=int, default=2, help="busy processes competing for the cores (0: none)")
     parser.add_argument("--queries", type=int, default=8)
+    parser.add_argument("--gap", type=float, default=0.15, help="seconds between keys")
+    parser.add_argument("--size", default="120x36", help="terminal COLSxROWS")
+    parser.add_argument("--unbuilt", action="store_true", help="also start once without an index")
+    parser.add_argument("--checkout", metavar="DIR", help="run the memtui package in DIR instead of this one")
+    parser.add_argument("--keep", metavar="DIR", help="build the notes and indexes in DIR and reuse them next time")
     args = parser.parse_args()
-    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "memtui")], check=True, env=child_env())
-    wall, cpu = time.perf_counter(), time.process_time()
-    print(f"load average before: {os.getloadavg()[0]:.2f} · {os.cpu_count()} CPUs · a 10^7-step Python loop takes "
-          f"{python_speed():.2f} s")
-    print(f"{'notes':>6} {'index':>7} {'first frame':>12} {'status':>8} {'key→results':>16} {'stall idx':>10} "
-          f"{'stall sync':>11} {'app CPU':>8}")
-    for notes in args.notes:
-        for built in (True, False):
-            r = run(notes, built, args.queries)
-            stall = f"{r['stall_indexing_ms']:.0f} ms" if not built else "–"
-            print(f"{notes:>6} {'built' if built else 'none':>7} {r['first_frame_s']:>10.2f} s {r['status_s']:>6.2f} s "
-                  f"{r['keystroke_ms_median']:>6.0f} / {r['keystroke_ms_max']:>4.0f} ms {stall:>10} "
-                  f"{r['stall_after_sync_ms']:>8.0f} ms {r['app_cpu_s']:>6.1f} s  load {os.getloadavg()[0]:.2f} "
-                  f"steal {r['steal_pct']:.0f}%")
-    print(f"key→results: median / max of {args.queries} queries; benchmark wall {time.perf_counter() - wall:.0f} s, "
-          f"its own CPU {time.process_time() - cpu:.1f} s, load average after: {os.getloadavg()[0]:.2f}")
+    size = tuple(int(v) for v in args.size.split("x"))
+    if args.checkout:
+        APP_ROOT[0] = Path(args.checkout).resolve()
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(APP_ROOT[0] / "memtui")], check=True,
+                   env=child_env())
+    server = subprocess.Popen([sys.executable, "-c", SERVER, str(ROOT / "tests")], stdout=subprocess.PIPE,
+                              text=True) if "hybrid" in args.modes else None
+    server_url = server.stdout.readline().strip() if server is not None else None
+    spinners = [multiprocessing.Process(target=spin, daemon=True) for _ in range(args.load)]
+    try:
+        with tempfile.TemporaryDirectory(prefix="memtui-bench-tui-") as tmp:
+            root = Path(args.keep or tmp)
+            workspace, tickets = (root / "workspace", json.loads((root / "tickets.json").read_text())) \
+                if (root / "tickets.json").exists() else build(root, args.notes)
+            (root / "tickets.json").write_text(json.dumps(tickets))
+            notes = len(tickets)
+            sessions = [(mode, built, prepare(root, workspace, mode, server_url if mode == "hybrid" else None,
+                                              built=built))
+                        for mode in args.modes for built in ((True, False) if args.unbuilt else (True,))]
+            print(f"{notes:,} notes · {args.size} · {os.cpu_count()} CPUs · {args.load} busy processes · "
+                  f"{args.queries} queries typed {args.gap * 1000:.0f} ms a key · load before "
+                  f"{'/'.join(f'{v:.1f}' for v in os.getloadavg())}")
+            print(f"{'mode':>8} {'index':>6} {'1st frame':>9} {'CPU/key med/mean':>17} {'':>9} {'idle':>8} "
+                  f"{'echo p50/p95':>12} {'key→results p50/p95':>20} {'stalls > 100 ms':>17} {'plain':>8}")
+            for spinner in spinners:
+                spinner.start()
+            chosen = queries(tickets, args.queries)
+            for mode, built, common in sessions:
+                session = run(common, notes, mode, built=built, chosen=chosen, gap=args.gap, size=size)
+                print(report(session, built, args.load), flush=True)
+    finally:
+        for spinner in spinners:
+            spinner.terminate()
+        if server is not None:
+            server.terminate()
+    print("CPU/key: the app's CPU (all threads) from one key to the next, median / mean; idle: its CPU per second "
+          "with nothing typed; stalls: the app's 0.5 s probe windows; plain: the longest lateness of a bare asyncio "
+          "10 ms timer in its own process meanwhile")
     return 0
 
 
