@@ -57,9 +57,15 @@ def hit_json(hit: Candidate, *, mode: str, citations: bool, explain: bool) -> di
     elif mode == "fts-only":
         data["textScore"] = hit.text_score
     data.update(snippet=hit.snippet, source=hit.source)
+    return _tool_tail(data, hit, citations=citations, explain=explain)
+
+
+def _tool_tail(data: dict[str, Any], hit: Candidate, *, citations: bool, explain: bool) -> dict[str, Any]:
+    """What the tool adds to a hit: the citation (appended to the snippet too) when included, `corpus`, and the
+    score breakdown on request."""
     if citations:
         data["citation"] = format_citation(hit.path, hit.start_line, hit.end_line)
-        data["snippet"] = f"{js_trim(hit.snippet)}\n\nSource: {data['citation']}"
+        data["snippet"] = f"{js_trim(data['snippet'])}\n\nSource: {data['citation']}"
     data["corpus"] = "memory"
     if explain:
         data["explain"] = hit.trace()
@@ -101,16 +107,8 @@ def search_payload(response: SearchResponse, *, provider: str, model: str | None
 def agent_results(response: SearchResponse, *, citations: bool, explain: bool) -> list[dict[str, Any]]:
     """2026.9.6's `memory_search` results: the `memory search --json` hits (importance, triggers, projectKey and
     provenance when set), each with `corpus`, and the citation appended to the snippet when citations apply."""
-    results = []
-    for hit, item in zip(response.results, cli_json(response)["results"], strict=True):
-        if citations:
-            item["citation"] = format_citation(hit.path, hit.start_line, hit.end_line)
-            item["snippet"] = f"{js_trim(item['snippet'])}\n\nSource: {item['citation']}"
-        item["corpus"] = "memory"
-        if explain:
-            item["explain"] = hit.trace()
-        results.append(item)
-    return results
+    return [_tool_tail(item, hit, citations=citations, explain=explain)
+            for hit, item in zip(response.results, cli_json(response)["results"], strict=True)]
 
 
 def error_payload(error: str) -> dict[str, Any]:
