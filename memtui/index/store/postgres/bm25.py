@@ -23,51 +23,53 @@ def match_phrases(match: str, tokens: Callable[[str], list[str]], term: Callable
     return [[term(token) for token in tokens(phrase)] for phrase in _PHRASE.findall(match)]
 
 
-def keyword_sql(phrases: Sequence[Sequence[str]], gen: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
-    """SQL and parameters ranking the chunks of generation `gen` (an SQL expression) for the OR of `phrases`:
-    (seq, id, path, source, start_line, end_line, model, text, bm25), best first, ties by seq; `filters` (SQL on
-    `c`, the chunks row) is applied before the limit."""
+def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
+    """SQL and parameters ranking the chunks of the generations `gens` (SQL selecting them) for the OR of
+    `phrases`, each chunk scored with its own generation's statistics: (gen, seq, id, path, source, start_line,
+    end_line, model, text, bm25), best first, ties by generation and seq; `filters` (SQL on `c`, the chunks row)
+    is applied before the limit."""
     params: dict[str, Any] = {"limit": limit}
     parts: list[str] = []
     singles = [(i, phrase[0]) for i, phrase in enumerate(phrases) if len(phrase) == 1]
     if singles:
         params["single_i"] = [i for i, _ in singles]
         params["single_lexeme"] = [lexeme for _, lexeme in singles]
-        parts.append("SELECT q.i, p.seq, p.tf, p.length FROM unnest(%(single_i)s::int[], %(single_lexeme)s::text[]) "
-                     f"AS q(i, lexeme) JOIN memtui.postings p ON p.gen = {gen} AND p.lexeme = q.lexeme")
+        parts.append("SELECT g.gen, q.i, p.seq, p.tf, p.length FROM g CROSS JOIN unnest(%(single_i)s::int[], "
+                     "%(single_lexeme)s::text[]) AS q(i, lexeme) JOIN memtui.postings p ON p.gen = g.gen AND "
+                     "p.lexeme = q.lexeme")
     for i, phrase in enumerate(phrases):
         if len(phrase) > 1:
-            parts.append(_phrase_hits(i, phrase, gen, params))
+            parts.append(_phrase_hits(i, phrase, params))
     if not parts:
         return "", params
     hits = " UNION ALL ".join(parts)
     weight = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (1.0::float8 - {_B} + {_B} * h.length "
               "/ (g.tokens::float8 / g.chunks::float8))))")
-    ranked = f"scored s JOIN memtui.chunks c ON c.gen = {gen} AND c.seq = s.seq"
+    ranked = "scored s JOIN memtui.chunks c ON c.gen = s.gen AND c.seq = s.seq"
     if not filters:  # only the winners need their rows
-        ranked = (f"(SELECT * FROM scored ORDER BY score DESC, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
-                  f"ON c.gen = {gen} AND c.seq = s.seq")
+        ranked = ("(SELECT * FROM scored ORDER BY score DESC, gen, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
+                  "ON c.gen = s.gen AND c.seq = s.seq")
     sql = (
-        f"WITH g AS MATERIALIZED (SELECT chunks, tokens FROM memtui.generations WHERE gen = {gen}), "
-        f"hits AS MATERIALIZED ({hits}), "
-        "idf AS (SELECT h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value FROM "
-        "(SELECT i, count(*) AS n FROM hits GROUP BY i) h CROSS JOIN g CROSS JOIN LATERAL "
+        f"WITH g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) "
+        f"AND chunks > 0), hits AS MATERIALIZED ({hits}), "
+        "idf AS (SELECT h.gen, h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value FROM "
+        "(SELECT gen, i, count(*) AS n FROM hits GROUP BY gen, i) h JOIN g ON g.gen = h.gen CROSS JOIN LATERAL "
         "(SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + 0.5::float8)) AS x) v), "
-        f"scored AS (SELECT h.seq, sum({weight} ORDER BY h.i) AS score FROM hits h JOIN idf ON idf.i = h.i "
-        "CROSS JOIN g GROUP BY h.seq) "
-        f"SELECT c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score FROM {ranked}"
-        f"{filters} ORDER BY s.score DESC, s.seq LIMIT %(limit)s"
+        f"scored AS (SELECT h.gen, h.seq, sum({weight} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
+        "idf.gen = h.gen AND idf.i = h.i JOIN g ON g.gen = h.gen GROUP BY h.gen, h.seq) "
+        "SELECT c.gen, c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score AS bm25 "
+        f"FROM {ranked}{filters} ORDER BY s.score DESC, s.gen, s.seq LIMIT %(limit)s"
     )
     return sql, params
 
 
-def _phrase_hits(i: int, phrase: Sequence[str], gen: str, params: dict[str, Any]) -> str:
-    """(i, seq, occurrences, length) of the chunks where the terms of `phrase` stand one after another."""
+def _phrase_hits(i: int, phrase: Sequence[str], params: dict[str, Any]) -> str:
+    """(gen, i, seq, occurrences, length) of the chunks where the terms of `phrase` stand one after another."""
     for j, lexeme in enumerate(phrase):
         params[f"p{i}_{j}"] = lexeme
     joins = "".join(f" JOIN memtui.postings p{j} ON p{j}.gen = p0.gen AND p{j}.lexeme = %(p{i}_{j})s "
                     f"AND p{j}.seq = p0.seq" for j in range(1, len(phrase)))
     follows = " AND ".join(f"(k.pos + {j}) = ANY(p{j}.positions)" for j in range(1, len(phrase)))
-    return (f"SELECT {i}, p0.seq, count(*)::integer, p0.length FROM memtui.postings p0{joins} "
-            f"CROSS JOIN LATERAL unnest(p0.positions) AS k(pos) WHERE p0.gen = {gen} AND p0.lexeme = %(p{i}_0)s "
-            f"AND {follows} GROUP BY p0.seq, p0.length")
+    return (f"SELECT p0.gen, {i}, p0.seq, count(*)::integer, p0.length FROM g JOIN memtui.postings p0 ON "
+            f"p0.gen = g.gen AND p0.lexeme = %(p{i}_0)s{joins} CROSS JOIN LATERAL unnest(p0.positions) AS k(pos) "
+            f"WHERE {follows} GROUP BY p0.gen, p0.seq, p0.length")

@@ -180,10 +180,10 @@ class PostgresReads:
         with FTS5's raw bm25 (more negative = better)."""
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
         filters, params = self._filters(model, sources)
-        sql, query_params = keyword_sql(phrases, "{gen}", filters=filters, limit=limit)
+        sql, query_params = keyword_sql(phrases, "SELECT {gen}", filters=filters, limit=limit)
         if not sql:
             return []
-        return [(_chunk(r[1:8]), float(r[8])) for r in self._all(sql, **query_params, **params)]
+        return [(_chunk(r[2:9]), float(r[9])) for r in self._all(sql, **query_params, **params)]
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
@@ -202,13 +202,19 @@ class PostgresReads:
 
     def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
                    skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
-        """The `limit` nearest chunks of `model` by cosine, exactly (a scan of the generation's rows through its
-        btree, not an approximate index); returns (row, 1 - distance). A stored vector without a direction has no
-        distance: it is left out, and its id appended to `skipped`."""
-        source_sql = " AND c.source = ANY(%(sources)s)" if sources else ""
-        rows = self._all(f"SELECT {_ROW}, c.vec <=> %(q)s::vector FROM memtui.chunks c WHERE c.gen = {{gen}} AND "
-                         f"c.model = %(model)s AND c.vec IS NOT NULL{source_sql} ORDER BY 8, c.seq LIMIT %(limit)s",
-                         q=_vector_text(query), model=model, sources=list(sources or ()), limit=limit)
+        """The `limit` nearest chunks of `model` by cosine, exactly (a scan of the generation's vector rows through
+        their btree, not an approximate index); returns (row, 1 - distance). A stored vector without a direction
+        has no distance: it is left out, and its id appended to `skipped`."""
+        filters, params = self._filters(model, sources)
+        distance = "v.vec <=> %(q)s::vector"
+        if filters:  # another model's or source's rows among the generation's: read the chunk rows too
+            nearest = (f"SELECT v.seq, {distance} AS d FROM memtui.vectors v JOIN memtui.chunks c ON c.gen = v.gen "
+                       f"AND c.seq = v.seq{filters} AND v.gen = {{gen}} ORDER BY 2, 1 LIMIT %(limit)s")
+        else:
+            nearest = (f"SELECT v.seq, {distance} AS d FROM memtui.vectors v WHERE v.gen = {{gen}} ORDER BY 2, 1 "
+                       "LIMIT %(limit)s")
+        rows = self._all(f"SELECT {_ROW}, n.d FROM ({nearest}) n JOIN memtui.chunks c ON c.gen = {{gen}} AND "
+                         "c.seq = n.seq ORDER BY n.d, n.seq", q=_vector_text(query), limit=limit, **params)
         found = []
         for row in rows:
             if row[7] is None or row[7] != row[7]:  # NaN: a zero vector
@@ -222,8 +228,8 @@ class PostgresReads:
         """chunk id → float32 little-endian vector of specific chunks."""
         if self._vector_error is not None or not ids:
             return {}
-        rows = self._all("SELECT id, vec::real[] FROM memtui.chunks WHERE gen = {gen} AND id = ANY(%(ids)s) "
-                         "AND vec IS NOT NULL", ids=list(ids))
+        rows = self._all("SELECT c.id, v.vec::real[] FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen AND "
+                         "v.seq = c.seq WHERE c.gen = {gen} AND c.id = ANY(%(ids)s)", ids=list(ids))
         return {chunk_id: vector_blob(values) for chunk_id, values in rows}
 
     def vectors_for_ids(self, ids: Sequence[str]) -> dict[str, list[float]]:

@@ -8,7 +8,7 @@ never a half-built one, and a rebuild killed at any point leaves the live genera
 Keyword search is BM25 computed in SQL from `postings` (lexeme, chunk, tf, positions), the document lengths and
 the document frequencies, with the terms the writer computed in Python exactly as the SQLite store's memtui
 keyword table (`porter unicode61` over `memtui.index.terms.index_text`) holds them. Vectors are pgvector
-columns searched exactly per generation through its btree (an HNSW index over all agents filtered by agent
+rows of their own, searched exactly per generation through their btree (an HNSW index over all agents filtered by agent
 returns too few rows).
 """
 
@@ -18,7 +18,7 @@ from typing import Any
 
 from memtui.errors import StoreError
 
-SCHEMA_VERSION = "1"
+SCHEMA_VERSION = "2"
 # Namespace of memtui's advisory locks (pg_advisory_lock(space, key)): the schema set-up, and one per index.
 LOCK_SPACE = 0x6D74_7569  # "mtui"
 SETUP_LOCK = 0
@@ -26,7 +26,7 @@ _DDL = (
     "CREATE SCHEMA IF NOT EXISTS memtui",
     "CREATE TABLE IF NOT EXISTS memtui.info (key text PRIMARY KEY, value text NOT NULL)",
     "CREATE TABLE IF NOT EXISTS memtui.indexes (id serial PRIMARY KEY, agent text NOT NULL, workspace text NOT NULL, "
-    "live_gen bigint, UNIQUE (agent, workspace))",
+    "live_gen bigint, host text, written timestamptz, UNIQUE (agent, workspace))",
     "CREATE TABLE IF NOT EXISTS memtui.generations (gen bigserial PRIMARY KEY, index_id integer NOT NULL, "
     "label text, dims integer, chunks bigint NOT NULL DEFAULT 0, tokens bigint NOT NULL DEFAULT 0, "
     "created timestamptz NOT NULL DEFAULT now())",
@@ -41,12 +41,15 @@ _DDL = (
     'CREATE TABLE IF NOT EXISTS memtui.chunks (gen bigint NOT NULL, seq bigint NOT NULL, id text COLLATE "C" '
     'NOT NULL, path text COLLATE "C" NOT NULL, source text COLLATE "C" NOT NULL, start_line integer NOT NULL, '
     'end_line integer NOT NULL, hash text NOT NULL, model text COLLATE "C" NOT NULL, text text NOT NULL, '
-    "embedding text NOT NULL, updated_at bigint NOT NULL, length integer NOT NULL, vec {vector}, "
-    "PRIMARY KEY (gen, id))",
+    "embedding text NOT NULL, updated_at bigint NOT NULL, length integer NOT NULL, PRIMARY KEY (gen, id))",
     "CREATE UNIQUE INDEX IF NOT EXISTS chunks_seq ON memtui.chunks (gen, seq)",
     "CREATE INDEX IF NOT EXISTS chunks_path ON memtui.chunks (gen, path, source)",
     "CREATE INDEX IF NOT EXISTS chunks_model ON memtui.chunks (gen, model)",
     "CREATE INDEX IF NOT EXISTS chunks_source ON memtui.chunks (gen, source)",
+    # Vectors apart from the wide chunk rows, stored inline (pgvector's default would put each in TOAST: a
+    # search would read two more pages per row): an exact search reads only these narrow rows.
+    "CREATE TABLE IF NOT EXISTS memtui.vectors (gen bigint NOT NULL, seq bigint NOT NULL, vec {vector} "
+    "STORAGE PLAIN NOT NULL, PRIMARY KEY (gen, seq))",
     # One row per (term, chunk): its count, the chunk's length in terms, and its positions (for phrases). The key
     # covers what BM25 reads (an index-only scan once vacuum has marked the pages visible: a term's rows are
     # spread over the whole table, one heap page each).
@@ -54,6 +57,9 @@ _DDL = (
     "seq bigint NOT NULL, tf integer NOT NULL, length integer NOT NULL, positions integer[] NOT NULL, "
     "PRIMARY KEY (gen, lexeme, seq) INCLUDE (tf, length)) WITH (autovacuum_vacuum_insert_scale_factor = 0.02)",
     "CREATE INDEX IF NOT EXISTS postings_seq ON memtui.postings (gen, seq)",
+    # Chunks holding each term (BM25's n_i), kept by the writer: search reads a term's IDF without its postings.
+    'CREATE TABLE IF NOT EXISTS memtui.terms (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
+    "df integer NOT NULL, PRIMARY KEY (gen, lexeme))",
     "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
     "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
     "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
@@ -99,6 +105,9 @@ def _set_up(conn: Any) -> str | None:
         have = conn.execute("SELECT to_regclass('memtui.info') IS NOT NULL").fetchone()[0]
         if have:
             row = conn.execute("SELECT value FROM memtui.info WHERE key = 'schema'").fetchone()
+            if row is not None and row[0] == "1":
+                _upgrade_from_1(conn)
+                return vector_error
             if row is None or row[0] != SCHEMA_VERSION:
                 raise StoreError(f"the memtui schema in this database is version {row[0] if row else '?'}; this "
                                  f"memtui reads version {SCHEMA_VERSION}", "upgrade memtui, or use another database")
@@ -107,6 +116,23 @@ def _set_up(conn: Any) -> str | None:
             conn.execute(statement.replace("{vector}", "text" if vector_error else "vector"))
         conn.execute("INSERT INTO memtui.info (key, value) VALUES ('schema', %s)", (SCHEMA_VERSION,))
     return vector_error
+
+
+def _upgrade_from_1(conn: Any) -> None:
+    """Version 1 → 2: per-term document frequencies (counted from the postings), vectors in a table of their own,
+    and who wrote each index."""
+    vector = conn.execute("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = "
+                          "'memtui.chunks'::regclass AND attname = 'vec'").fetchone()[0]
+    for statement in _DDL:
+        if "memtui.terms" in statement or "memtui.vectors" in statement:
+            conn.execute(statement.replace("{vector}", vector))
+    conn.execute("INSERT INTO memtui.terms (gen, lexeme, df) SELECT gen, lexeme, count(*) FROM memtui.postings "
+                 "GROUP BY gen, lexeme")
+    conn.execute("INSERT INTO memtui.vectors (gen, seq, vec) SELECT gen, seq, vec FROM memtui.chunks "
+                 "WHERE vec IS NOT NULL")
+    conn.execute("ALTER TABLE memtui.chunks DROP COLUMN vec")
+    conn.execute("ALTER TABLE memtui.indexes ADD COLUMN host text, ADD COLUMN written timestamptz")
+    conn.execute("UPDATE memtui.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
 
 
 def describe(url: str) -> str:

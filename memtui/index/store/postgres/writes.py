@@ -5,6 +5,7 @@ workspace) across hosts); each file is atomic; a killed writer's open transactio
 from __future__ import annotations
 
 import contextlib
+import socket
 import time
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
@@ -22,7 +23,7 @@ from memtui.index.store.schema import META_KEY, ChunkRow
 BATCH_COMMIT_S = 0.25
 BATCH_ROWS = 2000
 _CHUNK_COLUMNS = ("gen", "seq", "id", "path", "source", "start_line", "end_line", "hash", "model", "text",
-                  "embedding", "updated_at", "length", "vec")
+                  "embedding", "updated_at", "length")
 
 
 @dataclass
@@ -69,6 +70,12 @@ class PostgresWrites(PostgresReads):
             with self.conn.transaction():
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", self._lock_key())
                 yield self._write_gen()
+                self._sign()
+
+    def _sign(self) -> None:
+        """Record this host and the time as the index's last write (in the write's transaction)."""
+        self.conn.execute("UPDATE memtui.indexes SET host = %s, written = now() WHERE id = %s",
+                          (socket.gethostname(), self.index_id))
 
     def write_meta(self, value: str, key: str = META_KEY) -> None:
         """Write a meta row of the generation."""
@@ -106,6 +113,7 @@ class PostgresWrites(PostgresReads):
             return
         try:
             self._send_pending()
+            self._sign()
         except BaseException as exc:
             self._batch = None
             batch.transaction.__exit__(type(exc), exc, exc.__traceback__)  # rolled back
@@ -183,7 +191,11 @@ class PostgresWrites(PostgresReads):
         cursor = self.conn.cursor()
         with cursor.copy(f"COPY memtui.chunks ({', '.join(_CHUNK_COLUMNS)}) FROM STDIN") as copy:
             for seq, (values, _, _) in zip(seqs, pending, strict=True):
-                copy.write_row((batch.gen, seq, *values))
+                copy.write_row((batch.gen, seq, *values[:-1]))
+        with cursor.copy("COPY memtui.vectors (gen, seq, vec) FROM STDIN") as copy:
+            for seq, (values, _, _) in zip(seqs, pending, strict=True):
+                if values[-1] is not None:
+                    copy.write_row((batch.gen, seq, values[-1]))
         with cursor.copy("COPY memtui.postings (gen, lexeme, seq, tf, length, positions) FROM STDIN") as copy:
             for seq, (values, counts, positions) in zip(seqs, pending, strict=True):
                 length = values[10]
@@ -191,13 +203,25 @@ class PostgresWrites(PostgresReads):
                     copy.write_row((batch.gen, term, seq, tf, length, positions[term]))
         self.conn.execute("UPDATE memtui.generations SET chunks = chunks + %s, tokens = tokens + %s WHERE gen = %s",
                           (len(pending), sum(values[10] for values, _, _ in pending), batch.gen))
+        held = Counter(term for _, counts, _ in pending for term in counts)
+        self._count_terms(batch.gen, list(held), list(held.values()))
+
+    def _count_terms(self, gen: int, lexemes: list[str], changes: list[int]) -> None:
+        """Add `changes` to the document frequencies of `lexemes` in `gen`."""
+        self.conn.execute("INSERT INTO memtui.terms AS t (gen, lexeme, df) SELECT %s, u.lexeme, u.n FROM "
+                          "unnest(%s::text[], %s::int[]) AS u(lexeme, n) ON CONFLICT (gen, lexeme) DO UPDATE "
+                          "SET df = t.df + excluded.df", (gen, lexemes, changes))
 
     def _delete_file_rows(self, gen: int, path: str, source: str) -> None:
         gone = self.conn.execute("DELETE FROM memtui.chunks WHERE gen = %s AND path = %s AND source = %s "
                                  "RETURNING seq, length", (gen, path, source)).fetchall()
         if gone:
-            self.conn.execute("DELETE FROM memtui.postings WHERE gen = %s AND seq = ANY(%s)",
+            self.conn.execute("DELETE FROM memtui.vectors WHERE gen = %s AND seq = ANY(%s)",
                               (gen, [seq for seq, _ in gone]))
+            lexemes = Counter(row[0] for row in self.conn.execute(
+                "DELETE FROM memtui.postings WHERE gen = %s AND seq = ANY(%s) RETURNING lexeme",
+                (gen, [seq for seq, _ in gone])))
+            self._count_terms(gen, list(lexemes), [-n for n in lexemes.values()])
             self.conn.execute("UPDATE memtui.generations SET chunks = chunks - %s, tokens = tokens - %s "
                               "WHERE gen = %s", (len(gone), sum(length for _, length in gone), gen))
 
@@ -224,7 +248,7 @@ class PostgresWrites(PostgresReads):
             if row is not None and row[0] == dims:
                 return
             self.conn.execute("UPDATE memtui.generations SET dims = %s WHERE gen = %s", (dims, gen))
-            self.conn.execute("UPDATE memtui.chunks SET vec = NULL WHERE gen = %s AND vec IS NOT NULL", (gen,))
+            self.conn.execute("DELETE FROM memtui.vectors WHERE gen = %s", (gen,))
 
     def repair_external_writes(self) -> bool:
         """False: nothing but memtui writes memtui's schema."""
@@ -255,7 +279,7 @@ class PostgresWrites(PostgresReads):
             old = [r[0] for r in self.conn.execute(
                 "SELECT gen FROM memtui.generations WHERE index_id = %s AND gen < %s AND gen <> (SELECT live_gen "
                 "FROM memtui.indexes WHERE id = %s)", (self.index_id, gen, self.index_id))]
-            for table in ("postings", "chunks", "files", "meta", "generations"):
+            for table in ("postings", "terms", "vectors", "chunks", "files", "meta", "generations"):
                 self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = ANY(%s)", (old,))
 
     def copy_cache_from(self, other: Path) -> None:

@@ -1,0 +1,42 @@
+"""The whole fleet in one database: every (agent, workspace) index with what `status --fleet` shows, and the
+keyword search over every agent's live generation at once (each chunk scored by its own agent's BM25)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from memtui.index.store.postgres.bm25 import keyword_sql, match_phrases
+from memtui.index.store.postgres.reads import Tokenizer
+from memtui.index.terms import tokens
+
+_LIVE = "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL"
+
+
+@dataclass(frozen=True)
+class FleetHit:
+    """One chunk found by a fleet-wide search, with the agent and workspace it belongs to."""
+
+    agent: str
+    workspace: str
+    id: str
+    path: str
+    source: str
+    start_line: int
+    end_line: int
+    text: str
+    bm25: float
+
+
+def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> list[FleetHit]:
+    """The `limit` best chunks of every agent's live index for a MATCH expression of the memtui profile
+    (`fts_query.stemmed_match`), best first: each scored by BM25 with its own index's statistics, as that agent's
+    own search scores it, so the scores compare across agents."""
+    phrases = [p for p in match_phrases(match, tokens, tokenizer.term) if p]
+    sql, params = keyword_sql(phrases, _LIVE, filters="", limit=limit)
+    if not sql:
+        return []
+    rows = conn.execute(f"SELECT i.agent, i.workspace, r.* FROM ({sql}) r JOIN memtui.indexes i ON "
+                        "i.live_gen = r.gen ORDER BY r.bm25, r.gen, r.seq", params).fetchall()
+    return [FleetHit(r[0], r[1], r[4], r[5], r[6], int(r[7]), int(r[8]), r[10], float(r[11])) for r in rows]
+
