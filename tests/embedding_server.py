@@ -105,7 +105,8 @@ class EmbeddingServer:
 
     def fail(self, pattern: str, status: int, times: int = 1, message: str = "",
              headers: dict[str, str] | None = None) -> None:
-        """The next `times` requests whose path contains `pattern` get `status` (with extra `headers`)."""
+        """The next `times` requests whose path contains `pattern` (begins with it after a `^`) get `status`
+        (with extra `headers`)."""
         with self._lock:
             self._injections.append(_Injection(pattern, times, status=status, message=message,
                                                headers=dict(headers or {})))
@@ -163,7 +164,7 @@ class EmbeddingServer:
         failure, delay = None, 0.0
         with self._lock:
             for inj in self._injections:
-                if inj.times <= 0 or inj.pattern not in path:
+                if inj.times <= 0 or not _matches(inj.pattern, path):
                     continue
                 if inj.status is not None and failure is None:
                     failure = inj
@@ -307,6 +308,11 @@ class EmbeddingServer:
             self._files[out_id] = "\n".join(lines).encode()
             batch.update(status="completed", output_file_id=out_id)
         return 200, _public(batch)
+
+
+def _matches(pattern: str, path: str) -> bool:
+    """An injection's `pattern`: a part of the path, or with a leading `^` how the path begins."""
+    return path.startswith(pattern[1:]) if pattern.startswith("^") else pattern in path
 
 
 def _public(batch: dict[str, Any]) -> dict[str, Any]:

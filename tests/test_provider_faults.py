@@ -87,27 +87,33 @@ def _vector_rows(state: Path) -> tuple[int, int]:
 # -- a failure mid-index leaves nothing a healthy process would trust ---------------------------------------
 
 
-def test_a_keyword_only_fallback_index_is_rebuilt_by_the_next_healthy_process(server: EmbeddingServer, state: Path,
-                                                                              workspace: Path) -> None:
+def test_chunks_a_failing_provider_left_without_vectors_are_embedded_by_the_next_healthy_process(
+        server: EmbeddingServer, state: Path, workspace: Path) -> None:
     server.fail("/v1/embeddings", 400, times=1000, message="model overloaded")
     indexed = _cli(state, workspace, "index")
-    assert indexed.returncode == 0 and "Fallback: openai failed" in indexed.stdout
+    assert indexed.returncode == 0 and "Embedding failed (openai embeddings failed: HTTP 400" in indexed.stdout
+    assert _vector_rows(state) == (4, 0)
+    status = _json(state, workspace, "status")
+    assert status["custom"]["searchMode"] == "fts-only"
+    assert "model overloaded" in status["custom"]["providerUnavailableReason"]
+    assert status["custom"]["missingVectors"]["chunks"] == 4
     server.heal()
     status = _json(state, workspace, "status")
-    assert status["custom"]["searchMode"] == "hybrid"
-    assert status["dirty"] is True and "model changed" in status["custom"]["dirtyReason"]
+    assert status["dirty"] is True and "4 of 4 chunks have no vector" in status["custom"]["dirtyReason"]
     searched = _json(state, workspace, "search", "payment webhook")
     assert searched["results"][0]["path"] == "memory/2026-11-28.md"
-    assert searched["results"][0].get("vectorScore") is not None
+    assert searched["results"][0].get("vectorScore") and "stale" not in searched
     status = _json(state, workspace, "status")
-    assert status["dirty"] is False and status["meta"]["model"] == "text-embedding-3-small"
+    assert status["dirty"] is False and status["custom"]["missingVectors"] is None
+    assert status["custom"]["searchMode"] == "hybrid" and status["custom"]["providerUnavailableReason"] is None
+    assert _vector_rows(state) == (4, 4)
 
 
 def test_a_long_running_process_goes_back_to_its_provider_once_it_recovers(server: EmbeddingServer, state: Path,
                                                                            workspace: Path,
                                                                            make_env: Callable[..., AgentEnv]) -> None:
-    # A watch, TUI or MCP server that fell back to keyword-only search must not stay there for its lifetime,
-    # rebuilding keyword-only (over a healthy process's vectors) at every sync.
+    # A watch, TUI or MCP server in an outage keeps its provider and the vectors it has (no keyword-only rebuild
+    # over a healthy process's vectors), and embeds what it could not once the provider is back.
     with MemoryManager(make_env(provider=None)) as manager:
 
         def vector_rows() -> tuple[int, int]:  # through memtui's own driver: the stdlib sqlite3 in this process
@@ -121,11 +127,12 @@ def test_a_long_running_process_goes_back_to_its_provider_once_it_recovers(serve
         server.fail("/v1/embeddings", 400, times=1000, message="model overloaded")
         (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The alpha note.\n")
         manager.sync(memory_paths={"memory/2026-12-01.md"})
-        assert manager.fallback is not None and vector_rows() == (5, 0)
-        # During the outage a change is an incremental keyword-only sync, not a retry and a rebuild each time.
+        # The outage costs the new note its vector, not the four the index had.
+        assert manager.fallback is None and vector_rows() == (5, 4)
+        assert manager.status()["custom"]["missingVectors"]["chunks"] == 1
         (workspace / "memory" / "2026-12-01.md").write_text("# 2026-12-01\n\n- The alpha note, again.\n")
         report = manager.sync(memory_paths={"memory/2026-12-01.md"})
-        assert not report.full and manager.fallback is not None
+        assert not report.full and vector_rows() == (5, 4)
         server.heal()
         assert _cli(state, workspace, "index").returncode == 0
         assert vector_rows() == (5, 5)
@@ -147,7 +154,7 @@ def test_bad_vectors_never_reach_the_cache_and_a_healthy_rebuild_works(server: E
     server.corrupt(bad, times=1000)
     indexed = _cli(state, workspace, "index")
     assert indexed.returncode == 0, indexed.stderr
-    assert "Traceback" not in indexed.stderr and "Fallback: openai failed" in indexed.stdout
+    assert "Traceback" not in indexed.stderr and "Embedding failed (openai embeddings failed" in indexed.stdout
     assert "vector 1 holds" in indexed.stdout or "too large" in indexed.stdout  # the SDK refuses 10**400 itself
     assert _cache_rows(state) == []
     server.heal()

@@ -37,20 +37,20 @@ def _leftovers(store_path: Path) -> list[str]:
     return sorted(p.name for p in store_path.parent.iterdir() if ".tmp-" in p.name or ".backup-" in p.name)
 
 
-def test_provider_failing_mid_index_falls_back_to_fts_only(make_env: Callable[..., AgentEnv]) -> None:
+def test_provider_failing_mid_index_keeps_what_it_embedded(make_env: Callable[..., AgentEnv]) -> None:
     env = make_env()
     with MemoryManager(env, provider=FailingProvider(ok_batches=1)) as manager:
         report = manager.sync()
-        assert manager.provider is None
-        assert manager.fallback == {"from": "hashed", "reason": manager.fallback["reason"]}
-        assert "quota exhausted" in manager.fallback["reason"]
-        assert report.full and report.files_changed == 4
+        assert manager.provider is not None and manager.fallback is None
+        assert report.full and report.files_changed == 4 and sum(report.vector_gaps.values()) == 3
         status = manager.status()
-        assert status["provider"] == "none" and status["fallback"]["from"] == "hashed"
-        assert manager.store.read_meta()["model"] == "fts-only"
+        assert status["provider"] == "hashed" and status["custom"]["searchMode"] == "hybrid"
+        assert "quota exhausted" in status["custom"]["providerUnavailableReason"]
+        assert status["custom"]["missingVectors"]["chunks"] == 3 and status["dirty"] is True
+        assert manager.store.read_meta()["model"] == "hashed-failing"
         payload = manager.memory_search("payment webhook")
         assert payload["results"][0]["path"] == "memory/2026-11-28.md"
-        assert payload["fallback"]["from"] == "hashed"
+        assert payload["stale"] is True and "3 of 4 chunks have no vector" in payload["warning"]
     assert _leftovers(env.store_path) == []
 
 

@@ -54,6 +54,9 @@ def run(args: argparse.Namespace) -> int:
         if manager.fallback:
             print(f"Fallback: {manager.fallback['from']} failed ({manager.fallback['reason']}); "
                   f"now using {manager.provider.id if manager.provider else 'FTS-only'}.")
+        if report.vector_gaps:
+            print(f"Embedding failed ({report.embed_error}): {sum(report.vector_gaps.values())} chunk(s) written "
+                  "without a vector, searched by keywords until the next sync embeds them (see `memtui status`).")
         if report.issues:
             print(f"{len(report.issues)} file issue(s); see `memtui status`.")
             if args.verbose:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
+from memtui.embeddings.deadline import watched
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
 from memtui.index.chunking_v5 import CHUNKING_VERSION, prepare_chunks
@@ -43,6 +44,8 @@ class Progress:
 
 ProgressCallback = Callable[[Progress], None]
 PROGRESS_EVERY = 0.05  # seconds between progress reports over files left as they were (each written one reports)
+# Failed embedding calls in a row after which a sync stops calling the provider (the rest wait for the next sync).
+MAX_FAILED_CALLS = 2
 
 
 @dataclass
@@ -64,6 +67,11 @@ class SyncReport:
     repaired: str | None = None
     unread: set[str] = field(default_factory=set)  # memory files taken as unchanged by size and mtime
     complete: bool = False  # every memory file was compared with the index (not some paths, not stopped)
+    written: set[str] = field(default_factory=set)  # files whose chunks this sync wrote
+    vector_gaps: dict[str, int] = field(default_factory=dict)  # written file → its chunks left without a vector
+    embed_calls: int = 0  # embedding calls that answered
+    embed_failures: int = 0  # embedding calls that failed (their chunks are gaps)
+    embed_error: str | None = None  # the last failure's message
 
     def to_json(self) -> dict[str, Any]:
         """camelCase JSON."""
@@ -79,13 +87,16 @@ class SyncReport:
             "chunksWritten": self.chunks_written,
             "embedded": self.embedded,
             "cacheHits": self.cache_hits,
+            "chunksWithoutVectors": sum(self.vector_gaps.values()),
+            "embeddingError": self.embed_error,
             "elapsedMs": round(self.elapsed_ms, 1),
             "issues": [i.to_json() for i in self.issues],
         }
 
 
 class EmbeddingFailed(ProviderError):
-    """The provider failed while indexing; the caller switches to the fallback or FTS-only."""
+    """The provider failed while indexing (raised only with `raise_on_failure`); the caller switches to the
+    configured fallback provider."""
 
 
 class VectorSizeChanged(ProviderError):
@@ -112,7 +123,8 @@ class Indexer:
     """Writes one workspace's memory (and optionally sessions) into a store."""
 
     def __init__(self, workspace_dir: Path, settings: MemorySearchSettings, provider: EmbeddingProvider | None,
-                 *, sessions_dir: Path | None = None, batch_size: int = 64, vector_dims: int | None = None):
+                 *, sessions_dir: Path | None = None, batch_size: int = 64, vector_dims: int | None = None,
+                 retry_paths: frozenset[str] = frozenset(), raise_on_failure: bool = False):
         self.workspace_dir = workspace_dir
         self.settings = settings
         self.provider = provider
@@ -121,6 +133,11 @@ class Indexer:
         # The size every vector of this sync must have (None: set by the first one); cached vectors of
         # another size are embedded again, fresh ones of another size raise VectorSizeChanged.
         self.vector_dims = vector_dims
+        # Files with chunks a sync left without a vector: written again (their other chunks from the cache).
+        self.retry_paths = retry_paths
+        # Without it a failed embedding call leaves its chunks without a vector (`SyncReport.vector_gaps`).
+        self.raise_on_failure = raise_on_failure
+        self._failed_in_row = 0
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -191,7 +208,7 @@ class Indexer:
 
             def load(mf: Any = memory_file) -> _Document | None:
                 row = known.get(mf.rel_path)
-                if row is not None and same_stat(mf.path, row[1], row[2]):
+                if row is not None and mf.rel_path not in self.retry_paths and same_stat(mf.path, row[1], row[2]):
                     report.unread.add(mf.rel_path)
                     return _Document(mf.rel_path, "memory", row[0], row[1], row[2], [])
                 read = self._read_markdown(mf.rel_path, report.issues)
@@ -250,7 +267,7 @@ class Indexer:
                     report.files_skipped += 1
                     passed(done, rel)
                     continue
-                if not full and indexed[source].get(rel) == document.digest:
+                if not full and indexed[source].get(rel) == document.digest and rel not in self.retry_paths:
                     passed(done, rel)
                     continue
                 if document.content:
@@ -312,7 +329,10 @@ class Indexer:
         vectors = None
         if self.provider is not None:
             store.commit_batch()
-            vectors = self._embed(store, document.chunks, report)
+            stored = {} if fresh else self._stored_vectors(store, document.rel_path, model)
+            vectors = self._embed(store, document.chunks, report, stored)
+            if missing := sum(1 for vector in vectors if not vector):
+                report.vector_gaps[document.rel_path] = missing
         rows: list[tuple[ChunkRow, str, list[float] | None]] = []
         for index, chunk in enumerate(document.chunks):
             chunk_id = sha256_hex(
@@ -326,13 +346,25 @@ class Indexer:
                            mtime=document.mtime, size=document.size, rows=rows, updated_at=int(time.time() * 1000),
                            fresh=fresh)
         report.chunks_written += len(rows)
+        report.written.add(document.rel_path)
 
-    def _embed(self, store: Store, chunks: list[Chunk], report: SyncReport) -> list[list[float]]:
+    @staticmethod
+    def _stored_vectors(store: Store, rel: str, model: str) -> dict[str, list[float]]:
+        """chunk hash → the vector the index holds for it in this file (kept for a chunk whose text is
+        unchanged, also with the embedding cache off or pruned)."""
+        ids = {row.id: row.hash for row in store.chunks_for_path(rel) if row.model == model}
+        return {ids[chunk_id]: vector for chunk_id, vector in store.vectors_for_ids(list(ids)).items()}
+
+    def _embed(self, store: Store, chunks: list[Chunk], report: SyncReport,
+               stored: dict[str, list[float]]) -> list[list[float]]:
+        """A vector per chunk (from the cache, the index, or the provider); `[]` for a chunk whose embedding
+        call failed, unless `raise_on_failure`."""
         provider = self.provider
         assert provider is not None
         key = provider_key(provider)
         hashes = [c.hash for c in chunks]
         cached = store.cache_get(provider.id, provider.model, key, hashes) if self.settings.cache.enabled else {}
+        cached = {**stored, **cached}
         if self.vector_dims is None and cached:
             self.vector_dims = len(next(iter(cached.values())))
         cached = {h: v for h, v in cached.items() if len(v) == self.vector_dims}
@@ -341,10 +373,20 @@ class Indexer:
         fresh: dict[str, list[float]] = {}
         for start in range(0, len(missing), self.batch_size):
             part = missing[start : start + self.batch_size]
+            if self._failed_in_row >= MAX_FAILED_CALLS:
+                break
             try:
-                vectors = embed_texts(provider, [by_hash[h] for h in part])
+                with watched(provider):
+                    vectors = embed_texts(provider, [by_hash[h] for h in part])
             except ProviderError as exc:
-                raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
+                if self.raise_on_failure:
+                    raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
+                self._failed_in_row += 1
+                report.embed_failures += 1
+                report.embed_error = str(exc)
+                continue
+            self._failed_in_row = 0
+            report.embed_calls += 1
             if self.vector_dims is None:
                 self.vector_dims = len(vectors[0])
             if len(vectors[0]) != self.vector_dims:
@@ -355,7 +397,7 @@ class Indexer:
             store.cache_put(provider.id, provider.model, key,
                             [(h, json.dumps(v, separators=(",", ":")), len(v)) for h, v in fresh.items()], now)
         report.embedded += len(fresh)
-        report.cache_hits += len(chunks) - len([c for c in chunks if c.hash in fresh])
+        report.cache_hits += sum(1 for c in chunks if c.hash in cached)
         if self.vector_dims is not None and store.capabilities.vector_available:
             store.ensure_vector_table(self.vector_dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]

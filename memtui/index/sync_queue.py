@@ -66,6 +66,11 @@ class SyncQueue:
             except Exception:  # reported to listeners through the "failed" event
                 continue
 
+    def busy(self) -> bool:
+        """Whether a queued sync is running or waiting to run."""
+        thread = self._thread
+        return thread is not None and thread.is_alive()
+
     def wait_idle(self, timeout: float | None = None) -> bool:
         """Wait until queued syncs have finished; False on timeout."""
         thread = self._thread

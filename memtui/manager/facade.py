@@ -34,6 +34,13 @@ from memtui.index.store import (
 from memtui.index.sync_queue import SyncQueue, SyncRequest
 from memtui.issues import FileIssue, carried_over
 from memtui.jscompat import js_stringify
+from memtui.manager.outage import (
+    bounded_query_vector,
+    freshness_fields,
+    read_gaps,
+    record_gaps,
+    sync_for_search,
+)
 from memtui.manager.status import StatusReport
 from memtui.search.agent_db import GENERATION, AgentDatabase, search_response
 from memtui.search.engine import Searcher
@@ -83,7 +90,7 @@ class MemoryManager(StatusReport, EventHub):
         self.fast = FastSearch()
         self.agent_db = AgentDatabase(env.generation.path) if env.generation.name == GENERATION else None
         self.dirty = not env.read_only and (("memory" in self.settings.sources and self.index_mismatch() is not None)
-                                            or self.workspace_check.foreign is not None)
+                                            or self.workspace_check.foreign is not None or read_gaps(self) is not None)
         self.queue = SyncQueue(self._run_request, self._write_lock)
         self._warm_sessions: set[str] = set()
 
@@ -280,6 +287,7 @@ class MemoryManager(StatusReport, EventHub):
                 return path not in reported and (path in report.unread or (
                     memory_paths is not None and not path.startswith("sessions/") and path not in memory_paths))
 
+            record_gaps(self, report)
             report.issues[:0] = [*self.notices, *carried_over(self.store.read_issues(), untouched)]
             self.notices = []
             self.store.write_meta(json.dumps([i.to_json() for i in report.issues]), key=ISSUES_KEY)
@@ -309,6 +317,9 @@ class MemoryManager(StatusReport, EventHub):
         forced_because = "forced"
         from memtui.index.indexer import EmbeddingFailed, Indexer, VectorSizeChanged
 
+        # Only a configured fallback provider takes over from a failing one; else its failed chunks wait.
+        switch = self.provider is not None and self.settings.fallback not in ("none", self.provider.id)
+
         self._retry_failed_provider()
         self.store.repair_external_writes()
         while True:
@@ -317,8 +328,10 @@ class MemoryManager(StatusReport, EventHub):
             why_full = forced_because if force and not session_files else full_reindex_reason(
                 existing, wanted, self.store.capabilities.vector_available)
             dims = required_dims if why_full else self.store.vector_dims() or (existing or {}).get("vectorDims")
+            gaps = None if why_full else read_gaps(self)
             indexer = Indexer(self.env.workspace_dir, self.settings, self.provider, sessions_dir=self.env.sessions_dir,
-                              vector_dims=dims)
+                              vector_dims=dims, retry_paths=frozenset(gaps.files if gaps else ()),
+                              raise_on_failure=switch)
             try:
                 if why_full is None:
                     report = indexer.sync(self.store, reason=reason, full=False, progress=progress,
@@ -342,8 +355,9 @@ class MemoryManager(StatusReport, EventHub):
                 required_dims = None if required_dims is not None else exc.new
                 force, forced_because = True, str(exc)
             except EmbeddingFailed as exc:
-                self._switch_to_fallback(str(exc))
-                force, forced_because = True, f"provider failed: {exc}"
+                switch = False
+                if self._switch_to_fallback(str(exc), keep=True):
+                    force, forced_because = True, f"provider failed: {exc}"
 
     def _build_in_place(self, indexer: Indexer, reason: str, progress: ProgressCallback,
                         should_stop: Callable[[], bool] | None) -> SyncReport:
@@ -409,19 +423,24 @@ class MemoryManager(StatusReport, EventHub):
         if self.settings.cache.max_entries:
             self.store.cache_prune(self.settings.cache.max_entries)
 
-    def _switch_to_fallback(self, reason: str) -> None:
+    def _switch_to_fallback(self, reason: str, *, keep: bool = False) -> bool:
+        """Go over to the configured fallback provider (FTS-only without one); with `keep`, only to a provider:
+        False (and nothing changed) when there is none to go to."""
         from memtui.embeddings.select import fallback_provider
 
         failed = self.provider.id if self.provider is not None else NO_PROVIDER
+        selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
+                                      reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
+        if keep and selection.provider is None:
+            return False
         if self._failed is None:  # kept: a later sync tries it again (`_retry_failed_provider`)
             self._failed, self._failed_at = (self.provider, self.provider_reason, self.fallback), time.monotonic()
         elif self.provider is not None:
             self.provider.close()
-        selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
-                                      reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
         self.provider = selection.provider
         self.provider_reason = selection.reason or reason
         self.fallback = {"from": failed, "reason": reason}
+        return True
 
     def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
                      memory_paths: set[str] | None = None, seen_at: float | None = None) -> None:
@@ -449,12 +468,11 @@ class MemoryManager(StatusReport, EventHub):
         self.request_sync("session-start")
 
     def ensure_indexed(self) -> SyncReport | None:
-        """A blocking sync when the index is empty or dirty (what the one-shot CLI needs)."""
-        if self.env.read_only:
+        """A sync when the index is empty or dirty, waited for a bounded time (`outage.sync_for_search`): its
+        report, or None when there was none to run or it is still running."""
+        if self.env.read_only or not (self.dirty or self.index_mismatch() is not None):
             return None
-        if self.dirty or self.index_mismatch() is not None:
-            return self.sync(reason="search")
-        return None
+        return sync_for_search(self)
 
     # -- search -----------------------------------------------------------------------------
 
@@ -479,7 +497,12 @@ class MemoryManager(StatusReport, EventHub):
         searcher = Searcher(store, self.provider, settings or self.settings, profile, self.file_mtimes, fast=fast)
         options = SearchOptions(max_results=max_results, min_score=min_score, sources=sources,
                                 candidate_limit=candidate_limit)
-        return searcher.search(query, options, now=now, query_vector=query_vector)
+        skipped = None
+        if query_vector is None and query.strip():  # a slow provider costs a bounded wait, then keywords only
+            query_vector, skipped = bounded_query_vector(self, query)
+        response = searcher.search(query, options, now=now, query_vector=query_vector)
+        response.vector_skipped = skipped or response.vector_skipped
+        return response
 
     def agent_db_index(self, profile: str | None = None) -> AgentIndexSummary | None:
         """OpenClaw 2026.9's own index when it answers searches of `profile` (`openclaw` on a 2026.9 agent whose
@@ -519,23 +542,32 @@ class MemoryManager(StatusReport, EventHub):
         """The `memory_search` tool as OpenClaw runs it: an empty index syncs first, a dirty one in the background;
         OpenClaw's JSON (+ breakdown on request). `record`: an agent's search (MCP) feeds the recall store."""
         self.current_store()
-        if not self.env.read_only and query.strip() and self.agent_db_index(profile) is None:
+        own_index = self.agent_db_index(profile) is None
+        if not self.env.read_only and query.strip() and own_index:
             if self.index_mismatch() is not None or (self.store.chunk_count() == 0 and self.dirty):
-                self.sync(reason="search")
+                sync_for_search(self)
             else:
                 self.warm_session(session_key)
                 if self.dirty and self.settings.sync.on_search:
                     self.request_sync("search")
         try:
-            response = self.search(query, max_results=max_results, min_score=min_score, profile=profile)
+            vector, keyword_only = bounded_query_vector(self, query) if own_index and query.strip() else (None, None)
+            response = self.search(query, max_results=max_results, min_score=min_score, profile=profile,
+                                   query_vector=vector)
         except ProviderError as exc:
             return error_payload(str(exc))
+        if keyword_only:
+            response.vector_skipped = keyword_only
         if record:
             self.record_recalls(query, response)
-        return search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
-                              model=self.provider.model if self.provider else None,
-                              citations_mode=self.env.citations, session_key=session_key,
-                              fallback=self.fallback, explain=explain, max_results=max_results)
+        payload = search_payload(response, provider=self.provider.id if self.provider else NO_PROVIDER,
+                                 model=self.provider.model if self.provider else None,
+                                 citations_mode=self.env.citations, session_key=session_key,
+                                 fallback=self.fallback, explain=explain, max_results=max_results)
+        if own_index:  # OpenClaw's staleness fields go before `debug`
+            debug = payload.pop("debug")
+            payload.update(freshness_fields(self, keyword_only), debug=debug)
+        return payload
 
     def record_recalls(self, query: str, response: SearchResponse) -> int:
         """Feed the dreaming recall store with this search's hits, as OpenClaw's search does; never in a 2026.9
@@ -553,17 +585,3 @@ class MemoryManager(StatusReport, EventHub):
         return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
                           extra_paths=self.settings.memory_paths, max_chars=context.memory_get_max_chars,
                           default_lines=context.memory_get_default_lines)
-
-    # -- status -----------------------------------------------------------------------------
-
-    def stale_reason(self) -> str | None:
-        """Why the index does not answer for this process as it should: built for another provider or
-        settings, or a memory file new, changed or gone since the last sync (also one killed halfway)."""
-        from memtui.index.freshness import first_difference
-
-        if "memory" not in self.settings.sources:
-            return self.index_mismatch()
-        skipped = {str(issue.get("path")) for issue in self.store.read_issues()
-                   if str(issue.get("reason", "")).endswith("skipped")}
-        return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.memory_paths,
-                                                         self.store.file_rows(), skipped)

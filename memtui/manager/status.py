@@ -7,6 +7,8 @@ from typing import Any
 
 from memtui.agentdb.index_summary import openclaw_view
 from memtui.embeddings.base import NO_PROVIDER
+from memtui.embeddings.deadline import waiting_for
+from memtui.manager.outage import read_gaps
 
 
 class StatusReport:
@@ -28,12 +30,19 @@ class StatusReport:
         ]
         meta = self.store.read_meta()
         stale = None if self.env.read_only else self.stale_reason() if verify else self.index_mismatch()
+        chunks = sum(c["chunks"] for c in counts.values())
+        gaps = read_gaps(self)  # chunks a sync could not embed: the index answers them by keywords only
+        waited = waiting_for(self.provider) if self.provider is not None else 0.0
+        syncing = self.queue.busy()
+        owed = [reason for reason in (stale, gaps.describe(chunks) if gaps else None,
+                                      f"a sync is under way (the embedding provider has not answered for "
+                                      f"{waited:.0f}s)" if syncing and waited >= 1 else None) if reason]
         status: dict[str, Any] = {
             "backend": "builtin",
             "agentId": self.env.agent_id,
             "files": sum(c["files"] for c in counts.values()),
-            "chunks": sum(c["chunks"] for c in counts.values()),
-            "dirty": self.dirty or stale is not None,
+            "chunks": chunks,
+            "dirty": self.dirty or bool(owed),
             "workspaceDir": str(self.env.workspace_dir),
             "dbPath": str(self.env.store_path),
             "readOnly": self.env.read_only,
@@ -56,9 +65,14 @@ class StatusReport:
             "vector": {"enabled": self.settings.store.vector_enabled, "available": caps.vector_available,
                        "extensionPath": self.settings.store.vector_extension_path, "loadError": caps.vector_error,
                        "dims": self.store.vector_dims() or (meta or {}).get("vectorDims")},
-            "custom": {"searchMode": "fts-only" if self.provider is None else "hybrid",
-                       "providerUnavailableReason": self.provider_reason if self.provider is None else None,
-                       "dirtyReason": stale,
+            "custom": {"searchMode": "fts-only" if self.provider is None or (gaps and gaps.chunks >= chunks)
+                       else "hybrid",
+                       "providerUnavailableReason": self.provider_reason if self.provider is None else
+                       gaps.reason if gaps else None,
+                       "missingVectors": gaps.to_json(chunks) if gaps else None,
+                       "syncRunning": syncing,
+                       "providerWaitS": round(waited, 1) if waited else None,
+                       "dirtyReason": "; ".join(owed) or None,
                        "driver": caps.driver},
             "meta": meta,
             "issues": self._issues(),
@@ -88,3 +102,15 @@ class StatusReport:
         except Exception as exc:
             return {"ok": False, "error": str(exc)}
         return {"ok": True, "dims": len(vector)}
+
+    def stale_reason(self) -> str | None:
+        """Why the index does not answer for this process as it should: built for another provider or
+        settings, or a memory file new, changed or gone since the last sync (also one killed halfway)."""
+        from memtui.index.freshness import first_difference
+
+        if "memory" not in self.settings.sources:
+            return self.index_mismatch()
+        skipped = {str(issue.get("path")) for issue in self.store.read_issues()
+                   if str(issue.get("reason", "")).endswith("skipped")}
+        return self.index_mismatch() or first_difference(self.env.workspace_dir, self.settings.memory_paths,
+                                                         self.store.file_rows(), skipped)
