@@ -1,6 +1,7 @@
 """Writers on the postgres store: a writer killed with -9 in the middle of a COPY or of a rebuild loses nothing
 that was committed and leaves no half-written file; the next run completes the index; agents sharing the database
-stay apart; a second writer of the same index waits for the first."""
+stay apart; a second writer of the same index waits for the first, and a sync on another host waits until a
+rebuild has flipped its generation."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ import pytest
 from postgres_server import fresh_database
 
 from memtui.index.store.postgres import PostgresStore
+from memtui.index.store.postgres.schema import SYNC_LOCK_SPACE
 from memtui.manager import MemoryManager
 from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv, resolve_agent
@@ -198,3 +200,38 @@ def test_a_second_writer_waits_for_the_first(tmp_path: Path) -> None:
     finally:
         for store in stores:
             store.close()
+
+
+def test_a_sync_on_another_host_waits_until_a_rebuild_has_flipped(tmp_path: Path) -> None:
+    workspace, url = big_workspace(tmp_path / "ws", files=800), fresh_database()
+    (tmp_path / "host2").mkdir()
+    first, second = env_for(tmp_path, workspace, url), env_for(tmp_path / "host2", workspace, url)
+    assert memtui(first, "index").wait() == 0
+    before = live_state(url)[0]
+
+    def rebuilt_file() -> str | None:
+        with psycopg.connect(url, autocommit=True) as conn:
+            row = conn.execute("SELECT path FROM memtui.files WHERE gen > %s LIMIT 1", (before,)).fetchone()
+        return row[0] if row else None
+
+    def waiting() -> bool:  # on the lock a whole sync holds, before reading the index: not only on a write
+        with psycopg.connect(url, autocommit=True) as conn:
+            return bool(conn.execute("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND "
+                                     "classid = %s", (SYNC_LOCK_SPACE,)).fetchone())
+
+    rebuild = memtui(first, "index", "--force")
+    incremental = None
+    try:
+        path = workspace / str(wait_for(rebuilt_file, "the rebuild's first committed file"))
+        path.write_text(path.read_text(encoding="utf-8") + "- The quokka protocol was adopted.\n", encoding="utf-8")
+        incremental = memtui(second, "index")  # another state dir: another host's own writer lock
+        wait_for(waiting, "the second host's sync to wait for the rebuild")
+        assert rebuild.poll() is None
+    finally:
+        assert rebuild.wait() == 0
+        assert incremental is not None and incremental.wait() == 0
+    gen, _, generations, consistent = live_state(url)
+    assert gen > before and generations == 1 and consistent
+    with MemoryManager(second) as manager:
+        found = [hit["path"] for hit in manager.memory_search("quokka protocol")["results"]]
+    assert found[:1] == [str(path.relative_to(workspace))]

@@ -262,7 +262,7 @@ class MemoryManager(StatusReport, EventHub):
         """
         if self.env.read_only:
             raise StoreError(f"index {self.env.store_path} is open read-only; sync is not allowed")
-        with self._write_lock, WriterLock(Path(f"{self.env.store_path}.lock")):
+        with self._write_lock, WriterLock(Path(f"{self.env.store_path}.lock")), self.store.sync_lock():
             self._reopen_if_replaced()
             self.emit(IndexEvent("started", reason=reason))
             began = time.monotonic()

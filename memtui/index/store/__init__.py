@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 from pathlib import Path
@@ -138,6 +139,10 @@ class Store(StoreReads, StoreWrites):
         return {"path": self.path, "read_only": True, "fts_tokenizer": self.fts_tokenizer,
                 "vector_enabled": self.vector_enabled, "extension_path": self.extension_path,
                 "cache_enabled": self.cache_enabled}
+
+    def sync_lock(self) -> contextlib.AbstractContextManager[None]:
+        """Nothing more: a sync already holds the index file's writer lock (`<index>.lock`)."""
+        return contextlib.nullcontext()
 
     def close(self) -> None:
         """Close the connection."""

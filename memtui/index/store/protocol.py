@@ -126,6 +126,9 @@ class IndexStore(Protocol):
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Group the writes made inside into few commits; each file stays atomic."""
 
+    def sync_lock(self) -> contextlib.AbstractContextManager[None]:
+        """Held for a whole sync: one sync of this index at a time, on every host writing it."""
+
     def commit_batch(self) -> None:
         """Commit what the current batch has written."""
 

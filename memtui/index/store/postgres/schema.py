@@ -22,6 +22,8 @@ SCHEMA_VERSION = "2"
 # Namespace of memtui's advisory locks (pg_advisory_lock(space, key)): the schema set-up, and one per index.
 LOCK_SPACE = 0x6D74_7569  # "mtui"
 SETUP_LOCK = 0
+# Namespace of the locks a whole sync of one index holds (pg_advisory_lock(space, index id)).
+SYNC_LOCK_SPACE = 0x6D74_7573  # "mtus"
 _DDL = (
     "CREATE SCHEMA IF NOT EXISTS memtui",
     "CREATE TABLE IF NOT EXISTS memtui.info (key text PRIMARY KEY, value text NOT NULL)",

@@ -15,7 +15,7 @@ from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
 from memtui.index.store.postgres.reads import PostgresReads
-from memtui.index.store.postgres.schema import LOCK_SPACE
+from memtui.index.store.postgres.schema import LOCK_SPACE, SYNC_LOCK_SPACE, connect
 from memtui.index.store.schema import META_KEY, ChunkRow
 
 # Longest a batch keeps written files uncommitted (as the SQLite store's `BATCH_COMMIT_S`), and the most chunks
@@ -42,6 +42,7 @@ class PostgresWrites(PostgresReads):
 
     _batch: _Batch | None
     building: bool
+    url: str
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -127,6 +128,19 @@ class PostgresWrites(PostgresReads):
             if self._batch is not None:
                 self._end_batch()
                 self._begin_batch()
+
+    @contextlib.contextmanager
+    def sync_lock(self) -> Iterator[None]:
+        """Hold the index's sync lock, on a connection of its own, for a whole sync: a sync on another host (an
+        incremental one) waits until this one (a rebuild, say) has flipped its generation, so it cannot write
+        into the generation being replaced. The server releases it when this process dies."""
+        self._check_writable()
+        conn, _ = connect(self.url)
+        try:
+            conn.execute("SELECT pg_advisory_lock(%s, %s)", (SYNC_LOCK_SPACE, self.index_id))
+            yield
+        finally:
+            conn.close()
 
     # -- files ------------------------------------------------------------------------------
 
