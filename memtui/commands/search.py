@@ -31,6 +31,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--no-sync", action="store_true", help="search the index as it is, without syncing first")
     parser.add_argument("--why", metavar="PATH:LINE", help="explain where the chunk at PATH:LINE ranks for this "
                         "query, or which stage dropped it")
+    parser.add_argument("--fleet", action="store_true", help="search every agent in the PostgreSQL store (keyword "
+                        "ranking, each hit naming its agent)")
     parser.set_defaults(func=run)
 
 
@@ -56,6 +58,10 @@ def run(args: argparse.Namespace) -> int:
     if not query or not query.strip():
         raise SystemExit("memtui: error: a query is required (memtui search QUERY)")
     env = agent_from_args(args)
+    if args.fleet:
+        from memtui.commands.fleet import print_fleet_search
+
+        return print_fleet_search(args, env, query)
     if env.backend == "qmd":
         return _run_qmd(args, env, query)
     with MemoryManager(env) as manager:

@@ -1,4 +1,5 @@
-"""`memtui status [--json] [--deep]`: the index's state, shaped like `openclaw memory status`."""
+"""`memtui status [--json] [--deep] [--fleet]`: the index's state, shaped like `openclaw memory status`
+(`--fleet`: every agent's index in the PostgreSQL store)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser = subparsers.add_parser("status", parents=parents, help="show the index's state")
     parser.add_argument("--json", action="store_true", help="print the status object as JSON")
     parser.add_argument("--deep", action="store_true", help="probe the embedding provider with a 'ping' embed")
+    parser.add_argument("--fleet", action="store_true", help="every agent's index in the PostgreSQL store")
     parser.set_defaults(func=run)
 
 
@@ -134,6 +136,10 @@ def render_qmd(status: dict[str, Any], deep: bool) -> list[str]:
 def run(args: argparse.Namespace) -> int:
     """Print the status."""
     env = agent_from_args(args)
+    if args.fleet:
+        from memtui.commands.fleet import print_fleet_status
+
+        return print_fleet_status(args, env)
     if env.backend == "qmd":
         manager = open_manager(env)
         try:

@@ -3,11 +3,13 @@ keyword search over every agent's live generation at once (each chunk scored by 
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from typing import Any
 
 from memtui.index.store.postgres.bm25 import keyword_sql, match_phrases
 from memtui.index.store.postgres.reads import Tokenizer
+from memtui.index.store.schema import META_KEY
 from memtui.index.terms import tokens
 
 _LIVE = "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL"
@@ -40,3 +42,26 @@ def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> 
                         "i.live_gen = r.gen ORDER BY r.bm25, r.gen, r.seq", params).fetchall()
     return [FleetHit(r[0], r[1], r[4], r[5], r[6], int(r[7]), int(r[8]), r[10], float(r[11])) for r in rows]
 
+
+
+def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
+    """Every (agent, workspace) index, by agent: its live generation's files and chunks, whether a newer one is
+    pending (a rebuild under way, or a killed one the next rebuild drops), the last write (ISO time, UTC) and the
+    host that made it, the provider and model of its meta row."""
+    rows = conn.execute(
+        "SELECT i.agent, i.workspace, i.live_gen, g.chunks, (SELECT count(*) FROM memtui.files f WHERE f.gen = "
+        "i.live_gen), to_char(i.written AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), i.host, "
+        "(SELECT value FROM memtui.meta m WHERE m.gen = i.live_gen AND m.key = %s), EXISTS (SELECT 1 FROM "
+        "memtui.generations r WHERE r.index_id = i.id AND r.gen > i.live_gen) FROM memtui.indexes i LEFT JOIN "
+        "memtui.generations g ON g.gen = i.live_gen ORDER BY i.agent, i.workspace", (META_KEY,)).fetchall()
+    found = []
+    for agent, workspace, gen, chunks, files, written, host, meta_text, rebuilding in rows:
+        try:
+            meta = json.loads(meta_text) if meta_text else {}
+        except ValueError:
+            meta = {}
+        meta = meta if isinstance(meta, dict) else {}
+        found.append({"agent": agent, "workspace": workspace, "generation": gen, "files": int(files),
+                      "chunks": int(chunks or 0), "lastWrite": written, "host": host,
+                      "rebuildPending": bool(rebuilding), "provider": meta.get("provider"), "model": meta.get("model")})
+    return found

@@ -1,0 +1,81 @@
+"""The fleet in one database: `memtui status --fleet` lists every agent's index with who wrote it, `memtui search
+--fleet` searches every agent at once, each hit naming its agent and scored as that agent's own search scores it."""
+
+from __future__ import annotations
+
+import json
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+from postgres_server import fresh_database
+from test_postgres_writers import env_for
+
+from memtui.manager import MemoryManager
+from memtui.settings.agent import AgentEnv
+
+NOTES = {"alpha": ["The zebra ledger is reconciled every Friday.", "Deploys freeze during the audit."],
+         "beta": ["The otter queue drains into the zebra ledger nightly.", "Beta owns the webhook gateway."]}
+
+
+def cli(env: AgentEnv, *args: str) -> subprocess.CompletedProcess[str]:
+    """`memtui <args>` for `env`."""
+    return subprocess.run([sys.executable, "-m", "memtui", "--state-dir", str(env.state_dir), "--config",
+                           str(env.config_path), "--agent", env.agent_id, "--workspace", str(env.workspace_dir),
+                           "--provider", "none", *args], capture_output=True, text=True, timeout=120)
+
+
+def fleet(tmp_path: Path) -> dict[str, AgentEnv]:
+    """Agents alpha and beta, each with a workspace of its own, indexed into one database."""
+    url, envs = fresh_database(), {}
+    for agent, notes in NOTES.items():
+        workspace = tmp_path / agent
+        (workspace / "memory").mkdir(parents=True)
+        (workspace / "MEMORY.md").write_text("# Memory\n\n" + "".join(f"- {n}\n" for n in notes), encoding="utf-8")
+        envs[agent] = env_for(tmp_path, workspace, url, agent)
+        with MemoryManager(envs[agent]) as manager:
+            manager.sync()
+    return envs
+
+
+def as_json(run: subprocess.CompletedProcess[str]) -> Any:
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_status_fleet_lists_every_agent_with_its_writer(tmp_path: Path) -> None:
+    envs = fleet(tmp_path)
+    status = as_json(cli(envs["alpha"], "status", "--fleet", "--json"))
+    own = as_json(cli(envs["beta"], "status", "--json"))
+    assert [(e["agent"], e["workspace"]) for e in status["indexes"]] == [("alpha", str(envs["alpha"].workspace_dir)),
+                                                                        ("beta", str(envs["beta"].workspace_dir))]
+    beta = status["indexes"][1]
+    assert (beta["files"], beta["chunks"]) == (own["files"], own["chunks"]) == (1, 1)
+    assert beta["host"] == socket.gethostname() and beta["lastWrite"].endswith("Z") and not beta["rebuildPending"]
+    assert (beta["provider"], beta["model"]) == (own["provider"], own["model"])
+    text = cli(envs["alpha"], "status", "--fleet").stdout
+    assert text.startswith("Fleet: 2 indexes in ") and "password" not in text
+    assert f"  beta · {envs['beta'].workspace_dir} · 1 files · 1 chunks · generation " in text
+
+
+def test_search_fleet_merges_every_agent_by_score(tmp_path: Path) -> None:
+    envs = fleet(tmp_path)
+    found = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "zebra ledger"))["results"]
+    assert sorted(hit["agent"] for hit in found) == ["alpha", "beta"]
+    assert [hit["score"] for hit in found] == sorted((hit["score"] for hit in found), reverse=True)
+    for hit in found:  # the score that agent's own search gives the chunk
+        own = as_json(cli(envs[hit["agent"]], "search", "--json", "--min-score", "0", "zebra ledger"))["results"]
+        assert [(h["path"], h["startLine"], h["score"]) for h in own][:1] == \
+            [(hit["path"], hit["startLine"], hit["score"])]
+    only_beta = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "otter"))["results"]
+    assert [(hit["agent"], hit["path"]) for hit in only_beta] == [("beta", "MEMORY.md")]
+    text = cli(envs["alpha"], "search", "--fleet", "webhook gateway").stdout
+    assert " beta MEMORY.md:" in text.splitlines()[0] and "Beta owns the webhook gateway." in text
+
+
+def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:
+    (tmp_path / "ws").mkdir()
+    run = cli(env_for(tmp_path, tmp_path / "ws", None), "status", "--fleet")
+    assert run.returncode != 0 and "--fleet reads the agents of a PostgreSQL store" in run.stderr
