@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from embedding_server import EmbeddingServer
 
+from memtui.commands.status import render
 from memtui.embeddings.deadline import waiting_for
 from memtui.manager import MemoryManager
 from memtui.settings.agent import AgentEnv
@@ -90,6 +91,9 @@ def test_a_failed_call_costs_only_its_chunks_their_vectors_and_the_next_sync_emb
         assert "input rejected" in status["custom"]["providerUnavailableReason"]
         assert status["custom"]["searchMode"] == "hybrid" and status["dirty"] is True
         assert "1 of 10 chunks have no vector" in status["custom"]["dirtyReason"]
+        human = render(status, deep=False)
+        assert "Without a vector: 1 of 10 chunks in 1 file(s), ranked by keywords until the next sync embeds them" \
+            in human and any(line.startswith("Embedding provider failed: ") for line in human)
         asked = len(_inputs(server))
         manager.sync()
         assert all(_vector_rows(manager).values())

@@ -39,8 +39,13 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     if status.get("modelPath") and status["modelPath"] != status["model"]:
         lines.append(f"Model file: {_home(status['modelPath'])}")
     lines.append(f"Profile: {status['profile']} · search mode: {status['custom']['searchMode']}")
+    missing = status["custom"].get("missingVectors")
     if status["custom"].get("providerUnavailableReason"):
-        lines.append(f"FTS-only because: {status['custom']['providerUnavailableReason']}")
+        label = "FTS-only because" if status["custom"]["searchMode"] == "fts-only" else "Embedding provider failed"
+        lines.append(f"{label}: {status['custom']['providerUnavailableReason']}")
+    if missing:
+        lines.append(f"Without a vector: {missing['chunks']} of {missing['of']} chunks in {missing['files']} "
+                     "file(s), ranked by keywords until the next sync embeds them")
     lines.append(f"Sources: {', '.join(status['sources'])}")
     if status["extraPaths"]:
         lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")
