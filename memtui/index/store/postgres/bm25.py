@@ -44,7 +44,7 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
         return "", params
     hits = " UNION ALL ".join(parts)
     weight = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (1.0::float8 - {_B} + {_B} * h.length "
-              "/ (g.tokens::float8 / g.chunks::float8))))")
+              "/ idf.avgdl)))")
     ranked = "scored s JOIN memtui.chunks c ON c.gen = s.gen AND c.seq = s.seq"
     if not filters:  # only the winners need their rows
         ranked = ("(SELECT * FROM scored ORDER BY score DESC, gen, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
@@ -52,11 +52,13 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
     sql = (
         f"WITH g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) "
         f"AND chunks > 0), hits AS MATERIALIZED ({hits}), "
-        "idf AS (SELECT h.gen, h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value FROM "
-        "(SELECT gen, i, count(*) AS n FROM hits GROUP BY gen, i) h JOIN g ON g.gen = h.gen CROSS JOIN LATERAL "
-        "(SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + 0.5::float8)) AS x) v), "
+        # one row per (generation, phrase), joined to the hits by hash (its own join to g made a nested loop)
+        "idf AS MATERIALIZED (SELECT h.gen, h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value, "
+        "g.tokens::float8 / g.chunks::float8 AS avgdl FROM (SELECT gen, i, count(*) AS n FROM hits GROUP BY gen, i) h "
+        "JOIN g ON g.gen = h.gen CROSS JOIN LATERAL (SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + "
+        "0.5::float8)) AS x) v), "
         f"scored AS (SELECT h.gen, h.seq, sum({weight} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
-        "idf.gen = h.gen AND idf.i = h.i JOIN g ON g.gen = h.gen GROUP BY h.gen, h.seq) "
+        "idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) "
         "SELECT c.gen, c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score AS bm25 "
         f"FROM {ranked}{filters} ORDER BY s.score DESC, s.gen, s.seq LIMIT %(limit)s"
     )
