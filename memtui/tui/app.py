@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, Input, TabbedContent, TabPane, TextArea
+from textual.widgets import Footer, TabbedContent, TabPane
 
 from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for, bound_keys
 from memtui.tui.commands import MemtuiCommands
@@ -75,11 +75,6 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         if action == "clear_file_filter":
             return bool(self.browser.filter_text) or self.query_one("#browser-filter").display
         return True
-
-    def typing(self) -> bool:
-        """True while a text box (the query, the filter, the editor) has the focus: printable keys type."""
-        focused = self.focused
-        return isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
 
     def get_key_display(self, binding: Binding) -> str:
         """Keys as people write them (`/`, `?`, `F1`, `Esc`)."""

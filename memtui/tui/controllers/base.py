@@ -13,10 +13,12 @@ import pyperclip
 from textual.app import App
 from textual.message import Message
 from textual.widget import Widget
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 
 from memtui.index.workspace import memory_location
 from memtui.manager import MemoryManager
+from memtui.tui.actions import bound_keys
+from memtui.tui.keys import keys_display
 from memtui.tui.tuning import Tuning
 from memtui.tui.widgets import FileViewer, MemoryBrowser, ResultsTable
 
@@ -91,6 +93,15 @@ class MemtuiBase(App[int]):
     def query_input(self) -> Input:
         """The search box."""
         return self.query_one("#query", Input)
+
+    def typing(self) -> bool:
+        """True while a text box (the query, the filter, the editor) has the focus: printable keys type."""
+        focused = self.focused
+        return isinstance(focused, Input) or (isinstance(focused, TextArea) and not focused.read_only)
+
+    def key_for(self, action_id: str) -> str:
+        """The first key an action is bound to (after the user's keymap), as people write it."""
+        return keys_display(bound_keys(action_id, self.keymap_overrides), first=True)
 
     def focus_now(self, widget: Widget) -> None:
         """Focus `widget` at once (not on the next message), so keys typed right after a key that moved the

@@ -15,11 +15,9 @@ from memtui.errors import MemtuiError
 from memtui.index.workspace import daily_date
 from memtui.search.response import Candidate
 from memtui.tools import format_citation
-from memtui.tui.actions import bound_keys
 from memtui.tui.controllers.base import MemtuiBase, while_running
 from memtui.tui.curation import append_note, daily_log_path, markdown_entry, promote_lines, save_memory_file
 from memtui.tui.editor import editor_command
-from memtui.tui.keys import keys_display
 from memtui.tui.messages import PromotionScored, SearchFailed
 from memtui.tui.screens import ChoiceModal, ErrorModal, PromptModal
 
@@ -160,10 +158,6 @@ class CurationController(MemtuiBase):
         if hit is not None:
             return hit.path, hit.start_line, hit.end_line, hit.text if whole else hit.snippet, hit.score
         return "highlight a hit, or put the viewer's cursor on a line (or select lines)"
-
-    def key_for(self, action_id: str) -> str:
-        """The first key an action is bound to, as people write it."""
-        return keys_display(bound_keys(action_id, self.keymap_overrides), first=True)
 
     def action_promote(self) -> None:
         """Promote what the user is looking at into MEMORY.md: the viewer's selected lines or its cursor's line

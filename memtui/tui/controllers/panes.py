@@ -11,7 +11,7 @@ from textual.widget import Widget
 from textual.widgets import TabbedContent
 
 from memtui.tui.controllers.base import MemtuiBase
-from memtui.tui.widgets import TracePanel
+from memtui.tui.widgets import SearchInput, TracePanel
 
 NARROW = 100  # columns at or under which the sidebar folds away
 WIDE = 160  # columns from which the wide layout (snippet column, trace side by side) applies
@@ -86,6 +86,24 @@ class PaneController(MemtuiBase):
             return
         if screen.maximized is not None and screen.maximized not in event.widget.ancestors_with_self:
             screen.minimize()
+
+    async def on_event(self, event: events.Event) -> None:
+        """Outside the text boxes letters are commands (as in k9s or lazygit); a letter that is no command where
+        the focus is goes to the search box and starts a new query there, as `/` and that key would (the
+        box selects its text when it takes the focus; the last query is a ↑ away), so nothing typed vanishes. It
+        is decided as the key arrives, before it is passed on, so keys typed at once after it follow it in order."""
+        if isinstance(event, events.Key) and not event.is_forwarded and self._no_command(event):
+            self.focus_now(self.query_one("#query", SearchInput))
+        await super().on_event(event)
+
+    def _no_command(self, event: events.Key) -> bool:
+        """True for a letter (or digit, of any script) that nothing on the main screen would do anything with where
+        the focus is."""
+        if self.screen is not self.screen_stack[0] or self.typing() or not event.character \
+                or not event.character.isalnum():
+            return False
+        bound = self.active_bindings.get(event.key)
+        return bound is None or not bound.enabled
 
     def action_toggle_zoom(self) -> None:
         """Maximise the focused pane, or restore the layout."""

@@ -154,6 +154,15 @@ class PromptModal(ModalScreen[str | None]):
         event.stop()
         self.dismiss(event.value)
 
+    def on_key(self, event: events.Key) -> None:
+        """Letters typed before the box has the focus (right after the key that opened the dialog) go into it."""
+        box = self.query_one(PromptInput)
+        if event.is_printable and event.character and not box.has_focus:
+            event.stop()
+            event.prevent_default()
+            self.set_focus(box)  # at once: the keys typed after this one go to the box, in order
+            box.call_later(box.insert_text_at_cursor, event.character)
+
     def action_cancel(self) -> None:
         """Close without a value."""
         self.dismiss(None)
