@@ -120,19 +120,22 @@ def sync_for_search(manager: MemoryManager) -> SyncReport | None:
     """Sync in the background and wait at most `SEARCH_SYNC_WAIT_S` for it: its report when it finished, None
     when the search must answer from the index as it is (a slow provider, a long rebuild)."""
     manager.request_sync("search")
-    return manager.last_sync if manager.wait_idle(SEARCH_SYNC_WAIT_S) else None
+    # The time a sync already spent on an unanswered provider call counts against the wait (a second search
+    # behind the same stuck sync does not wait again).
+    waited = waiting_for(manager.provider) if manager.provider is not None else 0.0
+    return manager.last_sync if manager.wait_idle(max(0.0, SEARCH_SYNC_WAIT_S - waited)) else None
 
 
 def bounded_query_vector(manager: MemoryManager, query: str) -> tuple[list[float] | None, str | None]:
-    """The query vector, or `[]` and why the search ranks keyword-only: the provider has kept a call waiting past
-    the query bound already, did not answer within it, or failed while the index records it failing too (else
-    its error is raised, as OpenClaw reports an unavailable provider)."""
+    """The query vector, or `[]` and why the search ranks keyword-only: the provider has kept a call waiting as long
+    as a search waits for its sync already, did not answer within the query bound, or failed while the index
+    records it failing too (else its error is raised, as OpenClaw reports an unavailable provider)."""
     provider = manager.provider
     if provider is None:
         return None, None
     deadline = query_deadline(provider)
     waited = waiting_for(provider)
-    if deadline is not None and waited >= deadline:
+    if deadline is not None and waited >= min(deadline, SEARCH_SYNC_WAIT_S):
         return [], f"the embedding provider has not answered for {waited:.0f}s"
 
     def embed() -> list[float] | None:
