@@ -25,6 +25,11 @@ Classes (a failure is what a user would call a bug):
                a symlinked folder; `extraPaths` naming `/`, the home folder, the state dir or a folder above
                it; an extra folder of 21,000 notes. Failure: a leak (outside content read, indexed or
                written) or an unclear answer (no reason given, a raw OSError, a silent unbounded walk).
+  provider     (issue 29, items 6, 7; benchmarks/faults_provider.py) 15 kinds of embedding provider failure
+               during an incremental index, and a provider answering after 30 s. Failure: vectors of unchanged
+               notes lost, a status that does not name the failure or miscounts the chunks without a vector,
+               chunks not embedded once the provider is back, a search slower than 10 s or silent about a stale
+               index or a keyword-only answer.
 
 Everything is real: files, SQLite, subprocesses, signals. Prints wall and CPU time and the load average.
 """
@@ -59,6 +64,9 @@ from memtui.manager import MemoryManager
 from memtui.settings.agent import resolve_agent
 from memtui.tools import memory_get
 from memtui.tui.curation import append_note, promote_lines, save_memory_file
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from faults_provider import provider as provider_faults
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path])}
 DAY = date(2026, 11, 30)
@@ -673,7 +681,8 @@ def _remove_tree(folder: Path) -> None:
 
 CLASSES: dict[str, Callable[[Path, Tally, int], None]] = {
     "escapes": escapes, "kills": kills, "concurrency": concurrency,
-    "bad inputs": lambda root, tally, _rounds: bad_inputs(root, tally), "links": links}
+    "bad inputs": lambda root, tally, _rounds: bad_inputs(root, tally), "links": links,
+    "provider": lambda root, tally, rounds: provider_faults(root, tally, rounds, ENV)}
 
 
 def main() -> int:
