@@ -20,6 +20,7 @@ from memtui.embeddings.http_retry import (
     cache_headers,
     group_by_bytes,
     is_retryable,
+    retry_deadline,
 )
 from memtui.embeddings.openai_batch import OpenAIBatchRunner
 from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider
@@ -128,6 +129,19 @@ def test_gives_up_after_three_retries(server, sleeps):
         openai_provider(server, sleeps).embed_query("hello")
     assert len(server.matching("/v1/embeddings")) == 4
     assert "HTTP 429" in str(info.value) and "\n" not in str(info.value)
+    assert len(sleeps) == 3
+
+
+def test_a_bounded_query_reports_the_providers_error_instead_of_retrying_past_its_bound(server, sleeps):
+    """Backoff 0.5 + 1 + 2 s (+ jitter) can outlast a search's 4 s query bound: within a `retry_deadline` the retry
+    that would end past it is not made, so the search says 'HTTP 503', not 'did not answer within 4s'."""
+    server.fail("/v1/embeddings", 503, times=10)
+    with retry_deadline(0.8), pytest.raises(ProviderError, match="HTTP 503"):  # (the test's sleeps take no time)
+        openai_provider(server, sleeps).embed_query("hello")
+    assert len(sleeps) == 1 and 0.5 <= sleeps[0] <= 0.6  # the 1.0 s wait would end past the bound
+    sleeps.clear()
+    with pytest.raises(ProviderError):  # outside the block: the full schedule
+        openai_provider(server, sleeps).embed_query("hello")
     assert len(sleeps) == 3
 
 

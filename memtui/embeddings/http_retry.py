@@ -10,9 +10,11 @@ from __future__ import annotations
 import email.utils
 import random
 import re
+import threading
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_EXCEPTION, ThreadPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -41,6 +43,21 @@ BATCH_TIMEOUT_S = 120.0
 ERROR_DETAIL_CHARS = 200
 # Longest `Retry-After` worth waiting for inside one call; beyond it the error is reported at once.
 MAX_RETRY_AFTER_S = 60.0
+
+
+_budget = threading.local()
+
+
+@contextmanager
+def retry_deadline(seconds: float | None) -> Iterator[None]:
+    """Within the block (this thread), a retry whose backoff would end past `seconds` from now is not made: the
+    last error is raised instead (a bounded query reports the provider's failure, not its own time-out)."""
+    previous = getattr(_budget, "until", None)
+    _budget.until = None if seconds is None else time.monotonic() + seconds
+    try:
+        yield
+    finally:
+        _budget.until = previous
 
 
 def is_retryable(message: str) -> bool:
@@ -81,6 +98,9 @@ class RetryPolicy:
                     if exc.retry_after > self.max_retry_after:
                         raise
                     wait = max(wait, exc.retry_after)
+                until = getattr(_budget, "until", None)
+                if until is not None and time.monotonic() + wait >= until:
+                    raise
                 self.sleep(wait)
                 attempt += 1
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from memtui.embeddings.base import EmbeddingProvider
 from memtui.embeddings.deadline import Expired, call_within, query_deadline, waiting_for, watched
+from memtui.embeddings.http_retry import retry_deadline
 from memtui.errors import ProviderError
 from memtui.index.store import Store
 from memtui.index.sync_queue import SyncQueue
@@ -139,7 +140,7 @@ def bounded_query_vector(manager: MemoryManager, query: str) -> tuple[list[float
         return [], f"the embedding provider has not answered for {waited:.0f}s"
 
     def embed() -> list[float] | None:
-        with watched(provider):
+        with watched(provider), retry_deadline(deadline):
             return manager.embed_query(query)
 
     try:
@@ -154,14 +155,18 @@ def bounded_query_vector(manager: MemoryManager, query: str) -> tuple[list[float
 
 
 def stale_because(manager: MemoryManager) -> str | None:
-    """Why search results may be incomplete now: a sync under way (and how long the provider has kept it
-    waiting), the index owing a sync, or chunks without a vector."""
+    """Why search results may be incomplete now: a sync under way on an index that owes changes (and how long the
+    provider has kept it waiting), the index owing a sync, or chunks without a vector."""
     reasons = []
+    owed = manager.dirty or manager.index_mismatch() is not None
     if manager.queue.busy():
+        # A sync that checks a clean index (a session's warm-up) changes nothing a search returns: it counts
+        # when the index owes changes or the sync is stuck on the provider with chunks to embed.
         waited = waiting_for(manager.provider) if manager.provider is not None else 0.0
-        reasons.append("a sync is under way" + (f" (the embedding provider has not answered for {waited:.0f}s)"
-                                                if waited >= 1 else ""))
-    if (manager.dirty or manager.index_mismatch() is not None) and (why := manager.stale_reason()):
+        if owed or waited >= 1:
+            reasons.append("a sync is under way" + (f" (the embedding provider has not answered for "
+                                                    f"{waited:.0f}s)" if waited >= 1 else ""))
+    if owed and (why := manager.stale_reason()):
         reasons.append(why)
     gaps = read_gaps(manager)
     if gaps is not None:
