@@ -13,7 +13,11 @@ from typing import Any
 from postgres_server import fresh_database
 from test_postgres_writers import env_for
 
+from memtui.index.store.postgres.fleet import file_chunks, fleet_search, index_files
+from memtui.index.store.postgres.schema import connect
 from memtui.manager import MemoryManager
+from memtui.search.fts_query import build_or_query, stemmed_match
+from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv
 
 NOTES = {"alpha": ["The zebra ledger is reconciled every Friday.", "Deploys freeze during the audit."],
@@ -79,3 +83,19 @@ def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
     run = cli(env_for(tmp_path, tmp_path / "ws", None), "status", "--fleet")
     assert run.returncode != 0 and "--fleet reads the agents of a PostgreSQL store" in run.stderr
+
+
+def test_an_agents_files_and_chunks_read_from_the_database(tmp_path: Path) -> None:
+    envs = fleet(tmp_path)
+    workspace = str(envs["beta"].workspace_dir)
+    (envs["beta"].workspace_dir / "MEMORY.md").unlink()  # as if the workspace lived on another host
+    with connect(envs["alpha"].settings.store.url or "")[0] as conn:
+        files = index_files(conn, "beta", workspace)
+        chunks = file_chunks(conn, "beta", workspace, "MEMORY.md")
+        assert index_files(conn, "beta", "/elsewhere") == file_chunks(conn, "gamma", workspace, "MEMORY.md") == []
+        hit = fleet_search(conn, stemmed_match(build_or_query("otter").terms), PorterTokenizer(), limit=5)[0]
+    assert [(f["path"], f["source"], f["chunks"]) for f in files] == [("MEMORY.md", "memory", 1)]
+    assert files[0]["size"] > 0 and files[0]["mtime"] > 0
+    assert [(c.start_line, c.end_line) for c in chunks] == [(1, 5)]
+    assert "The otter queue drains into the zebra ledger nightly." in chunks[0].text
+    assert (hit.id, hit.text) == (chunks[0].id, chunks[0].text)

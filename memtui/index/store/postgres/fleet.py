@@ -13,6 +13,7 @@ from memtui.index.store.schema import META_KEY
 from memtui.index.terms import tokens
 
 _LIVE = "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL"
+_LIVE_OF = "(SELECT live_gen FROM memtui.indexes WHERE agent = %(agent)s AND workspace = %(workspace)s)"
 
 
 @dataclass(frozen=True)
@@ -30,6 +31,16 @@ class FleetHit:
     bm25: float
 
 
+@dataclass(frozen=True)
+class StoredChunk:
+    """One chunk of a file as the database holds it (its text as indexed, whichever host wrote it)."""
+
+    id: str
+    start_line: int
+    end_line: int
+    text: str
+
+
 def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> list[FleetHit]:
     """The `limit` best chunks of every agent's live index for a MATCH expression of the memtui profile
     (`fts_query.stemmed_match`), best first: each scored by BM25 with its own index's statistics, as that agent's
@@ -41,7 +52,6 @@ def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> 
     rows = conn.execute(f"SELECT i.agent, i.workspace, r.* FROM ({sql}) r JOIN memtui.indexes i ON "
                         "i.live_gen = r.gen ORDER BY r.bm25, r.gen, r.seq", params).fetchall()
     return [FleetHit(r[0], r[1], r[4], r[5], r[6], int(r[7]), int(r[8]), r[10], float(r[11])) for r in rows]
-
 
 
 def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
@@ -65,3 +75,23 @@ def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
                       "chunks": int(chunks or 0), "lastWrite": written, "host": host,
                       "rebuildPending": bool(rebuilding), "provider": meta.get("provider"), "model": meta.get("model")})
     return found
+
+
+def index_files(conn: Any, agent: str, workspace: str) -> list[dict[str, Any]]:
+    """The files of (agent, workspace)'s live index, by path: path, source, chunks, size (bytes) and mtime
+    (seconds); [] when the database holds no such index."""
+    rows = conn.execute(
+        "SELECT f.path, f.source, (SELECT count(*) FROM memtui.chunks c WHERE c.gen = f.gen AND c.path = f.path AND "
+        f"c.source = f.source), f.size, f.mtime FROM memtui.files f WHERE f.gen = {_LIVE_OF} ORDER BY f.path",
+        {"agent": agent, "workspace": workspace}).fetchall()
+    return [{"path": path, "source": source, "chunks": int(chunks), "size": int(size), "mtime": float(mtime)}
+            for path, source, chunks, size, mtime in rows]
+
+
+def file_chunks(conn: Any, agent: str, workspace: str, path: str) -> list[StoredChunk]:
+    """The chunks of `path` in (agent, workspace)'s live index, in line order: how the viewer shows a file whose
+    workspace is on another host."""
+    rows = conn.execute(f"SELECT id, start_line, end_line, text FROM memtui.chunks WHERE gen = {_LIVE_OF} AND "
+                        "path = %(path)s ORDER BY start_line, seq",
+                        {"agent": agent, "workspace": workspace, "path": path}).fetchall()
+    return [StoredChunk(r[0], int(r[1]), int(r[2]), r[3]) for r in rows]
