@@ -22,6 +22,7 @@ from memtui.tui.screens import PromptModal, TextModal
 from memtui.tui.tuning import Tuning, gone_ids, movement_marks
 from memtui.tui.widgets import SearchInfo, TracePanel
 from memtui.tui.widgets.results import MMR_MARK, moved_by_mmr
+from memtui.tui.widgets.search_bar import SearchInput
 
 
 class SearchController(MemtuiBase):
@@ -40,6 +41,7 @@ class SearchController(MemtuiBase):
         self._search_running = False
         self._pending_search: tuple[int, bool] | None = None
         self._trace_request: tuple[str | None] | None = None
+        self._search_info: Text | str = ""
         self.history = QueryHistory(None if self.manager.env.read_only else self.manager.env.memtui_dir / HISTORY_FILE)
 
     @property
@@ -202,7 +204,8 @@ class SearchController(MemtuiBase):
         info.append(f" · {len(response.results)} of {len(response.candidates)} candidates")
         if response.filtered_count:
             info.append(f" · {response.filtered_count} < minScore", style="dim")
-        self.query_one("#search-info", SearchInfo).show(info)
+        self._search_info = info
+        self.query_one("#search-info", SearchInfo).show(info, typing=self.query_input.has_focus)
 
     def hit(self, chunk_id: str | None) -> Candidate | None:
         """The candidate with this id in the current response."""
@@ -231,7 +234,16 @@ class SearchController(MemtuiBase):
         if self.response is not None and not self.response.results:
             trace.show(None, None, hint=no_hits_text(self.response))
         else:
-            trace.show(self.hit(chunk_id), self.response, hint="Highlight a result to see why it ranks there.")
+            trace.show(self.hit(chunk_id), self.response, hint="Highlight a result to see why it ranks there.",
+                       typing=self.query_input.has_focus)
+
+    @on(SearchInput.TypingEnded)
+    def _typing_ended(self, _message: SearchInput.TypingEnded) -> None:
+        """The search box lost the focus: the info line and the trace fit their content again."""
+        if self.response is None:
+            return
+        self.query_one("#search-info", SearchInfo).show(self._search_info)
+        self._show_trace(self.results.highlighted_key())
 
     def idle_hint(self) -> Text:
         """What the trace pane says before a query: how to start (or, on an empty workspace, what to do)."""

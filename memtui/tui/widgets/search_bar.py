@@ -8,6 +8,7 @@ from typing import ClassVar
 from rich.text import Text
 from textual.binding import BindingType
 from textual.geometry import Size
+from textual.message import Message
 from textual.widget import Widget
 from textual.widgets import Input, Static
 
@@ -23,6 +24,13 @@ class SearchInput(KeysInOrder, Input):
 
     BINDINGS: ClassVar[list[BindingType]] = bindings_for("search")
 
+    class TypingEnded(Message):
+        """The box lost the focus: the panes that kept their size while the user typed may fit their content."""
+
+    def on_blur(self) -> None:
+        """Say that typing ended."""
+        self.post_message(self.TypingEnded())
+
     def _watch_value(self, value: str) -> None:
         # Input's own watcher grows the box's scrollable width with its text, which lays the whole screen out
         # again on every key; the box's size is its CSS's, so only the scroll range is set here, without a layout.
@@ -33,7 +41,8 @@ class SearchInput(KeysInOrder, Input):
 class SearchInfo(Static):
     """Mode, candidates and thresholds of the last search, right-aligned beside the box."""
 
-    def show(self, info: Text | str) -> None:
-        """Show `info`; the screen is laid out again only when its width changes."""
+    def show(self, info: Text | str, *, typing: bool = False) -> None:
+        """Show `info`; the screen is laid out again only when its width changes (`typing`: only when it grows,
+        so the counts changing under each key do not lay the screen out again)."""
         row = self.parent.content_size.width if isinstance(self.parent, Widget) else self.app.size.width
-        update_fitting(self, info, int(row * INFO_SHARE) - self.styles.gutter.width - 1)
+        update_fitting(self, info, int(row * INFO_SHARE) - self.styles.gutter.width - 1, shrink=not typing)

@@ -148,9 +148,12 @@ class TracePanel(VerticalScroll):
         """Side by side on wide panes."""
         self.set_class(self.size.width >= SIDE_BY_SIDE_FROM, "-wide")
 
-    def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str | Text = "") -> None:
-        """Render `hit` (or `hint` when there is none); showing again what is shown costs nothing."""
-        shown = (hit, response, hint, self.has_class("-wide"))
+    def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str | Text = "",
+             typing: bool = False) -> None:
+        """Render `hit` (or `hint` when there is none); showing again what is shown costs nothing. `typing`: the
+        panes keep their height (shorter content padded), so results changing under each key do not lay the
+        screen out again; shown again with `typing` False, the trace is drawn at its own height."""
+        shown = (hit, response, hint, self.has_class("-wide"), typing)
         if self._shown is not None and all(a is b for a, b in zip(shown[:2], self._shown[:2], strict=True)) \
                 and shown[2:] == self._shown[2:]:
             return
@@ -172,7 +175,7 @@ class TracePanel(VerticalScroll):
         terms = list(response.keyword.terms) if response.keyword else []
         update_in_place(self.query_one("#trace-head", Static),
                         Text(f"{hit.path}:{hit.start_line}-{hit.end_line}", style="bold underline"))
-        update_in_place(rows, table)
+        update_in_place(rows, table, keep_height=typing)
         chunk = hit.text.rstrip()
         lines = chunk.splitlines()
         if not self.has_class("-wide") and len(lines) > STACKED_TEXT_LINES:
@@ -180,7 +183,7 @@ class TracePanel(VerticalScroll):
             chunk = "\n".join(lines[:STACKED_TEXT_LINES])
             shown = marked_text(chunk, terms)
             shown.append(f"\n… {rest} more line(s): Enter on the hit opens the file", style="dim")
-            update_in_place(text, shown)
+            update_in_place(text, shown, keep_height=typing)
         else:
-            update_in_place(text, marked_text(chunk, terms))
+            update_in_place(text, marked_text(chunk, terms), keep_height=typing)
         self.scroll_home(animate=False)
