@@ -68,6 +68,8 @@ ACTIONS: tuple[UserAction, ...] = (
                "Short-term recall candidates and their scores; promote them into MEMORY.md."),
     UserAction("screen.recalls", "a", "recalls", "agent: Show the agent's own memory calls", "agent calls",
                "Every memory_search / memory_get the agent made; replay one against today's index."),
+    UserAction("screen.fleet", "F", "fleet", "fleet: Show every agent of the PostgreSQL store", "fleet",
+               "Every agent's index in the database, one search over all of them, any agent's memory read-only."),
     UserAction("index.status", "i", "index_status", "index: Show full status", "status",
                "Provider, index, search capabilities, fallbacks and file issues."),
     UserAction("index.health", "H", "index_health", "index: Check the index against the disk", "health",

@@ -185,6 +185,22 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
 
         self.push_screen(RecallsScreen(self.manager, now=self.now))
 
+    def action_fleet(self) -> None:
+        """Open the fleet view (the PostgreSQL store only); a file of this agent chosen there opens in the viewer."""
+        store = self.manager.env.settings.store
+        if store.driver != "postgres":
+            self.notify(f"The fleet view needs the PostgreSQL store: this agent's store.driver is {store.driver}. "
+                        'Set memorySearch.store {"driver": "postgres", "url": …} in its config.',
+                        title="No fleet", severity="warning", timeout=8)
+            return
+        from memtui.tui.screens.fleet import FleetScreen
+
+        def chosen(rel: str | None) -> None:
+            if rel is not None:
+                self.open_file(rel, self.manager.env.workspace_dir / rel)
+
+        self.push_screen(FleetScreen(self.manager.env), chosen)
+
     def action_index_health(self) -> None:
         """Open the index health check; the file of the row chosen there opens in the viewer."""
         from memtui.tui.screens.health import HealthScreen
