@@ -195,9 +195,9 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             return
         from memtui.tui.screens.fleet import FleetScreen
 
-        def chosen(rel: str | None) -> None:
-            if rel is not None:
-                self.open_file(rel, self.manager.env.workspace_dir / rel)
+        def chosen(picked: tuple[str, tuple[int, int] | None] | None) -> None:
+            if picked is not None:
+                self.open_file(picked[0], self.manager.env.workspace_dir / picked[0], picked[1])
 
         self.push_screen(FleetScreen(self.manager.env), chosen)
 

@@ -85,6 +85,8 @@ async def test_fleet_lists_searches_and_reads_a_remote_agent_from_the_database(t
             assert "beta · MEMORY.md:1-5 · chunk text from the database · read-only" in str(pane.border_title)
             assert OTTER in _shown(pane) and "← the hit" in _shown(pane)
 
+            await pilot.press("slash", "escape")  # out of the search box, nothing closed
+            assert app.screen is screen and hits.has_focus and pane.display
             await pilot.press("escape", "escape")  # the text, then the hits
             assert not pane.display and screen.query_one("#fleet-indexes").display
             await pilot.press("enter")  # beta: its workspace is not here
@@ -108,6 +110,28 @@ async def test_fleet_lists_searches_and_reads_a_remote_agent_from_the_database(t
             await pilot.press("f", *"28.MD", "enter")  # the filter, then back to the list
             assert [row[0] for row in _cells(own.table())] == ["memory/2026-04-28.md"] and own.table().has_focus
             await pilot.press("enter")
+            await settle(app, pilot)
+            assert app.screen is app.screen_stack[0] and app.viewer.rel == "memory/2026-04-28.md"
+
+
+async def test_a_hit_of_this_apps_own_agent_opens_in_the_viewer(tmp_path: Path, make_app) -> None:
+    url = fresh_database()
+    _remote_beta(tmp_path, url)
+    with MemoryManager(_postgres_agent(tmp_path, url)) as manager:
+        manager.sync()
+        app = make_app(manager)
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(app, pilot)
+            await pilot.press("escape", "F")
+            await settle(app, pilot)
+            await pilot.press("slash", *"otter noeviction", "enter")
+            await settle(app, pilot)
+            screen = app.screen
+            assert [row[1] for row in _cells(screen.query_one("#fleet-hits", DataTable))] == ["main", "beta"]
+            await pilot.press("j", "o")  # beta's: not this app's to open
+            assert app.screen is screen
+            assert any("agent beta's: Enter shows its text here" in n.message for n in app._notifications)
+            await pilot.press("k", "o")
             await settle(app, pilot)
             assert app.screen is app.screen_stack[0] and app.viewer.rel == "memory/2026-04-28.md"
 

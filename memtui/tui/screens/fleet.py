@@ -64,7 +64,12 @@ def _error(exc: Exception) -> str:
     return " ".join(str(exc).split()) or type(exc).__name__
 
 
-class _FleetBase(Screen[str | None]):
+# What a fleet screen is dismissed with: a file of this app's own agent to open in the viewer (at lines, for a
+# hit), or None.
+Opened = tuple[str, tuple[int, int] | None] | None
+
+
+class _FleetBase(Screen[Opened]):
     """What both fleet screens share: the database, the text pane, j/k, escape backing out step by step."""
 
     db: FleetReader
@@ -139,8 +144,7 @@ class _FleetBase(Screen[str | None]):
 
 
 class FleetScreen(_FleetBase):
-    """Every agent's index in the database and a search over all of them; dismissed with a file of this app's
-    own agent to open in the viewer, or None."""
+    """Every agent's index in the database and a search over all of them (dismissed with `Opened`)."""
 
     DEFAULT_CSS = """
     FleetScreen #fleet-summary { height: auto; padding: 0 1; }
@@ -155,6 +159,8 @@ class FleetScreen(_FleetBase):
         Binding("slash", "focus_query", "search all", id="fleet.search", tooltip="Search every agent at once."),
         Binding("enter", "open_row", "open", id="fleet.open",
                 tooltip="An agent: its memory (read-only when it lives on another host); a hit: its chunk text."),
+        Binding("o", "open_in_viewer", "viewer", id="fleet.viewer",
+                tooltip="A hit of this app's own agent: its file in the viewer, at the hit's lines."),
         Binding("l", "show_agents", "agents", id="fleet.agents", tooltip="The list of agents again."),
         Binding("r", "reload", "reload", id="fleet.reload", tooltip="Read the list of agents again."),
         Binding("j", "cursor('down')", "Down", show=False),
@@ -298,10 +304,22 @@ class FleetScreen(_FleetBase):
         entry = self.indexes[table.cursor_row]
         own = entry["agent"] == self.env.agent_id and entry["workspace"] == str(self.env.workspace_dir)
 
-        def opened(rel: str | None) -> None:
-            if rel is not None:
-                self.dismiss(rel)
+        def opened(picked: Opened) -> None:
+            if picked is not None:
+                self.dismiss(picked)
         self.app.push_screen(FleetAgentScreen(self.env, self.db, entry, own=own), opened)
+
+    def action_open_in_viewer(self) -> None:
+        """Close and open the highlighted hit in the viewer, when it is of this app's own agent."""
+        table = self.query_one("#fleet-hits", DataTable)
+        if not table.display or not self.hits or table.cursor_row < 0:
+            self.notify("No hit to open.", severity="warning")
+            return
+        hit = self.hits[table.cursor_row]
+        if (hit.agent, hit.workspace) != (self.env.agent_id, str(self.env.workspace_dir)):
+            self.notify(f"This hit is agent {hit.agent}'s: Enter shows its text here, read-only.", severity="warning")
+            return
+        self.dismiss((hit.path, (hit.start_line, hit.end_line)))
 
     def action_show_agents(self) -> None:
         """Back to the list of agents."""
@@ -313,12 +331,12 @@ class FleetScreen(_FleetBase):
             self.query_one("#fleet-summary", Static).update(self._summary())
 
     def action_back(self) -> None:
-        """Close the text pane, then the hits, then the screen."""
+        """Leave the search box; else close the text pane, then the hits, then the screen."""
         pane = self.text_pane()
-        if pane.display:
-            pane.display = False
+        if self.query_one("#fleet-query", Input).has_focus:
             self.table().focus()
-        elif self.query_one("#fleet-query", Input).has_focus:
+        elif pane.display:
+            pane.display = False
             self.table().focus()
         elif self.query_one("#fleet-hits", DataTable).display:
             self.action_show_agents()
@@ -440,7 +458,7 @@ class FleetAgentScreen(_FleetBase):
             return
         path = self.files[table.cursor_row]["path"]
         if self.own and is_local(self.entry["workspace"]):
-            self.dismiss(path)
+            self.dismiss((path, None))
             return
         self._show_file(self.entry["agent"], self.entry["workspace"], path)
 
