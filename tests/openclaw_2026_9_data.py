@@ -5,8 +5,11 @@ CLI wrote, the workspace it indexed (texts and mtimes) and its `openclaw.json`."
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
+import sqlite3
+import struct
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -60,3 +63,25 @@ def snapshot(*folders: Path) -> dict[str, tuple[bytes, int]]:
     """Every file under `folders`: its bytes and mtime (ns), by path."""
     return {str(path): (path.read_bytes(), path.stat().st_mtime_ns)
             for folder in folders for path in sorted(folder.rglob("*")) if path.is_file()}
+
+
+def add_vectors(db: Path) -> dict[str, Any]:
+    """Give the recorded agent database the vectors of the hybrid recording (the embedding server's `vector_for`
+    of each chunk, unit-normalised, binary64, as OpenClaw stores them); returns the index meta it names."""
+    from embedding_server import vector_for
+
+    meta = json.loads(recording("search_hybrid")["agent_db"]["memory_index_meta"]["memory_index_meta_v1"])
+    dims = meta["vectorDims"]
+    conn = sqlite3.connect(db)
+    try:
+        for rowid, text in conn.execute("SELECT chunk_rowid, text FROM memory_index_chunks").fetchall():
+            vector = vector_for(text, dims)
+            norm = math.sqrt(sum(v * v for v in vector))
+            vector = vector if norm < 1e-10 else [v / norm for v in vector]
+            conn.execute("UPDATE memory_index_chunks SET embedding = ?, model = ? WHERE chunk_rowid = ?",
+                         (struct.pack(f"<{dims}d", *vector), meta["model"], rowid))
+        conn.execute("UPDATE memory_index_meta SET value = ? WHERE key = 'memory_index_meta_v1'", (json.dumps(meta),))
+        conn.commit()
+    finally:
+        conn.close()
+    return meta

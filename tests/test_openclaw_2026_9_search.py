@@ -26,12 +26,12 @@ import json
 import math
 import shutil
 import sqlite3
-import struct
 from pathlib import Path
 from typing import Any
 
 import pytest
 from embedding_server import vector_for
+from openclaw_2026_9_data import add_vectors
 
 from memtui.agentdb.keywords import build_fts_query, extract_keywords, is_stop_word
 from memtui.agentdb.mmr import jaccard, mmr_rerank, mmr_tokens
@@ -89,26 +89,18 @@ def agent_db(tmp_path_factory: pytest.TempPathFactory) -> Any:
 @pytest.fixture(scope="module")
 def hybrid_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The recorded hybrid index rebuilt: the keyword DB's chunks with the embedding server's vectors."""
-    inputs = set(HYBRID_RECORD["embedding_server"]["inputs"])
     assert HYBRID_RECORD["embedding_server"]["function"] == "vector_for"
-    meta = json.loads(HYBRID_RECORD["agent_db"]["memory_index_meta"]["memory_index_meta_v1"])
-    dims = meta["vectorDims"]
     path = tmp_path_factory.mktemp("hybrid") / "openclaw-agent.sqlite"
     shutil.copyfile(DATA / "agent.sqlite", path)
+    inputs = set(HYBRID_RECORD["embedding_server"]["inputs"])
     conn = sqlite3.connect(path)
     try:
-        rows = conn.execute("SELECT chunk_rowid, text FROM memory_index_chunks").fetchall()
-        assert len(rows) == HYBRID_RECORD["agent_db"]["chunks"]
-        for rowid, text in rows:
-            assert text in inputs  # the server embedded exactly this chunk text
-            vector = _normalised(vector_for(text, dims))
-            conn.execute("UPDATE memory_index_chunks SET embedding = ?, model = ? WHERE chunk_rowid = ?",
-                         (struct.pack(f"<{dims}d", *vector), meta["model"], rowid))
-        conn.execute("UPDATE memory_index_meta SET value = ? WHERE key = 'memory_index_meta_v1'",
-                     (json.dumps(meta),))
-        conn.commit()
+        texts = [text for (text,) in conn.execute("SELECT text FROM memory_index_chunks")]
     finally:
         conn.close()
+    assert len(texts) == HYBRID_RECORD["agent_db"]["chunks"]
+    assert all(text in inputs for text in texts)  # the server embedded exactly these chunk texts
+    add_vectors(path)
     return path
 
 

@@ -524,8 +524,12 @@ class MemoryManager(StatusReport, EventHub):
             skipped = (f"OpenClaw's vectors are of {model}; memtui has {have} here, so this ranks keyword-only, as "
                        "OpenClaw does without its provider")
             query_vector = None
-        elif query_vector is None:
-            query_vector = self.embed_query(query)
+        elif query_vector is None:  # bounded as for memtui's own index: a slow or failing provider, keywords only
+            try:
+                vector, skipped = bounded_query_vector(self, query)
+            except ProviderError as exc:
+                vector, skipped = None, f"the embedding provider failed ({exc.message})"
+            query_vector = vector or None
         query_settings = settings.query
         return search_response(self.agent_db, query, query_vector=query_vector, vector_skipped=skipped, now=now,
                                max_results=query_settings.max_results if max_results is None else max_results,
