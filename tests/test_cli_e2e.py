@@ -115,6 +115,19 @@ def test_search_no_matches(fixture, capsys) -> None:
     assert out == "No matches.\n"
 
 
+def test_a_note_edited_since_the_last_index_is_found_by_the_next_search(fixture, capsys) -> None:
+    """A one-shot search has no watcher: a note changed after `memtui index` (another size, mtime) is synced before
+    the search answers, and a note deleted since is not returned; `--no-sync` answers from the index as it is."""
+    _run(capsys, "index", *_common(fixture))
+    note = fixture["ws"] / "memory" / "2026-04-29.md"
+    note.write_text("Planted tomatoes; the xylophone recital moved to Thursday.", encoding="utf-8")
+    assert _run(capsys, "search", "xylophone", "--no-sync", *_common(fixture))[1] == "No matches.\n"
+    code, out, _ = _run(capsys, "search", "xylophone", *_common(fixture))
+    assert code == 0 and "memory/2026-04-29.md" in out and "xylophone recital" in out
+    note.unlink()
+    assert _run(capsys, "search", "xylophone", *_common(fixture))[1] == "No matches.\n"
+
+
 def test_search_json_shape_with_auto_citations(fixture, capsys) -> None:
     code, out, _ = _run(capsys, "search", "tomatoes", *_common(fixture), "--json")
     assert code == 0

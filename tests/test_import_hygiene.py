@@ -39,16 +39,17 @@ def test_cli_start_up_imports_neither_textual_nor_mcp() -> None:
 def test_keyword_only_search_loads_nothing_it_does_not_use(tmp_path: Path) -> None:
     """A one-shot `memtui search` with no embedding provider runs FTS5 only: neither the watcher, the UI, numpy,
     PyStemmer nor sqlite-vec (the accelerator and vector search are for long-lived processes and models). Nor,
-    with no config file, the JSON5 parser, zoneinfo, decimal, `regex` or ICU. Nor the indexer, the workspace
-    listing, the context, model-catalog and ingestion modules, which a search of a clean index never runs. And it
-    writes nothing into the workspace (a developer's search is not an agent's recall)."""
+    with no config file, the JSON5 parser, zoneinfo, decimal, `regex` or ICU. Nor the indexer, the context,
+    model-catalog and ingestion modules, which a search of a clean index never runs (the workspace listing is: a
+    stat per note tells an edit since the last sync). And it writes nothing into the workspace (a developer's
+    search is not an agent's recall)."""
     workspace = tmp_path / "ws"
     (workspace / "memory").mkdir(parents=True)
     (workspace / "memory" / "2026-01-02.md").write_text(
         "# Notes\n\n- The deploy key rotates on Fridays \u2014 ask Bob\u2019s team (ops.rotation-policy).\n")
     heavy = ("textual", "watchdog", "numpy", "Stemmer", "sqlite_vec", "llama_cpp", "httpx", "json5", "zoneinfo",
              "decimal", "regex", "icu4py")
-    unused = ("memtui.index.indexer", "memtui.index.chunking", "memtui.index.workspace", "memtui.settings.context",
+    unused = ("memtui.index.indexer", "memtui.index.chunking", "memtui.settings.context",
               "memtui.settings.providers", "memtui.dreaming.signals")
     argv = ["--state-dir", str(tmp_path / "state"), "--workspace", str(workspace), "--provider", "none"]
     subprocess.run([sys.executable, "-m", "memtui", *argv, "index"], capture_output=True, check=True)

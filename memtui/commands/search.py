@@ -69,6 +69,9 @@ def run(args: argparse.Namespace) -> int:
         if not agent_db and (args.profile or env.profile) == "openclaw" and env.generation.name == GENERATION:
             print(f"memtui: {NOT_INDEXED}", file=sys.stderr)
         if not args.no_sync and not agent_db:
+            # A one-shot process has no watcher: a note edited since the last sync (known by its size and mtime)
+            # is synced before the search, as a running agent's watcher would have (bounded by the search's wait).
+            manager.dirty = manager.dirty or (not manager.env.read_only and manager.stale_reason() is not None)
             manager.ensure_indexed()
         if agent_db and not args.why:  # --why below: the same search, then where the chunk stands
             from memtui.commands.search_agent_db import print_agent_db
