@@ -198,10 +198,11 @@ def open_for_read(root: Path, parts: Sequence[str], *, refuse_linked: bool = Fal
     return os.fdopen(open_beneath(root, parts, refuse_linked=refuse_linked), "rb")
 
 
-def open_linked_for_read(root: Path, path: Path) -> BinaryIO:
+def open_linked_for_read(root: Path, path: Path, *, refuse_linked: bool = False) -> BinaryIO:
     """`path` opened for reading where symlinks may point within `root` (as OpenClaw reads MEMORY.md and notes):
     its links are resolved, the target must lie below `root`, and it is then opened component by component
-    without following links, so a link swapped in after the check is refused, not followed (EscapeError)."""
+    without following links, so a link swapped in after the check is refused, not followed (EscapeError);
+    with `refuse_linked`, a target with another hard link is refused too (LinkedError)."""
     real_root = Path(os.path.realpath(root))
     try:
         real = Path(os.path.realpath(path))
@@ -209,7 +210,7 @@ def open_linked_for_read(root: Path, path: Path) -> BinaryIO:
         if isinstance(exc, FileNotFoundError):
             raise
         raise EscapeError(f"{path.name} changed while it was being opened; refusing to read it") from None
-    return open_for_read(real_root, parts_below(real_root, real))
+    return open_for_read(real_root, parts_below(real_root, real), refuse_linked=refuse_linked)
 
 
 def _digest_of(folder: int, name: str) -> str | None:

@@ -4,7 +4,8 @@
 rule of `resolveBootstrapFilesForRun` (src/agents/bootstrap-files.ts):
 
 - each file is opened through the workspace boundary: its real path must stay inside the workspace, be a
-  regular file and hold at most 2 MiB; otherwise it is "missing" (`[MISSING] Expected at: …`), not cut;
+  regular file with no other hard link and hold at most 2 MiB; otherwise it is "missing" (`[MISSING] Expected
+  at: …`), not cut;
 - `MEMORY.md` is tried only when an entry of that exact name is listed in the workspace (a symlink to a file
   inside the workspace counts);
 - cron (`agent:<id>:cron:…`) and sub-agent (`subagent:…`, `agent:<id>:subagent:…`) sessions get only the
@@ -20,7 +21,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from memtui.atomic import EscapeError, OutsideError, open_linked_for_read
+from memtui.atomic import EscapeError, LinkedError, OutsideError, open_linked_for_read
 from memtui.settings.context import ContextSettings
 from memtui.settings.raw import normalize_agent_id
 
@@ -72,14 +73,17 @@ def excludes_heartbeat(settings: ContextSettings, session_key: str | None) -> bo
 
 
 def read_within_workspace(path: Path, workspace: Path) -> tuple[str | None, str | None]:
-    """(text, None), or (None, why) when the file escapes the workspace, is no regular file or is over 2 MiB."""
+    """(text, None), or (None, why) when the file escapes the workspace, is no regular file, has another hard
+    link (which may name a file outside the workspace: README, "Reliability") or is over 2 MiB."""
     try:
-        with open_linked_for_read(workspace, path) as handle:
+        with open_linked_for_read(workspace, path, refuse_linked=True) as handle:
             if os.fstat(handle.fileno()).st_size > MAX_BOOTSTRAP_FILE_BYTES:
                 return None, f"over {MAX_BOOTSTRAP_FILE_BYTES} bytes"
             return handle.read().decode("utf-8", errors="replace"), None
     except OutsideError:
         return None, "outside the workspace"
+    except LinkedError:
+        return None, "has another hard link"
     except EscapeError:
         return None, "not a regular file"
     except FileNotFoundError:

@@ -9,6 +9,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+from memtui.atomic import EscapeError, LinkedError, OutsideError, open_linked_for_read
 from memtui.context.bootstrap import utf16_head, utf16_len
 from memtui.context.flush_prompts import date_stamp, resolve_user_timezone
 from memtui.jscompat import js_trim
@@ -117,24 +118,23 @@ def candidate_paths(workspace: Path, stamps: list[str]) -> list[tuple[str, str]]
 
 
 def _read_daily(workspace: Path, relative: str, max_bytes: int) -> tuple[str | None, str]:
-    path = workspace / relative
+    """The file's text and "loaded", or None and why not. Opened as every memory read opens it (links may point
+    within the workspace; no symlink swapped in, FIFO, device or file with another hard link is read), and its
+    size taken from what was opened."""
     try:
-        target = path.stat()
-    except OSError:
-        return None, "missing"
-    root = Path(os.path.realpath(workspace))
-    real = Path(os.path.realpath(path))
-    if root not in real.parents:
-        return None, "outside workspace"
-    if not path.is_file():
-        return None, "not a file"
-    if target.st_nlink > 1:
-        return None, "hardlink"
-    if target.st_size > max_bytes:
-        return None, f"larger than maxFileBytes ({target.st_size} > {max_bytes})"
-    try:
-        with open(path, "rb") as handle:
+        with open_linked_for_read(workspace, workspace / relative, refuse_linked=True) as handle:
+            size = os.fstat(handle.fileno()).st_size
+            if size > max_bytes:
+                return None, f"larger than maxFileBytes ({size} > {max_bytes})"
             data = handle.read(max_bytes)
+    except FileNotFoundError:
+        return None, "missing"
+    except OutsideError:
+        return None, "outside workspace"
+    except LinkedError:
+        return None, "hardlink"
+    except (EscapeError, IsADirectoryError):
+        return None, "not a file"
     except OSError:
         return None, "unreadable"
     return data.decode("utf-8", errors="replace"), "loaded"
