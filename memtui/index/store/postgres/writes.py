@@ -33,7 +33,8 @@ class _Batch:
     transaction: Any
     gen: int
     until: float
-    pending: list[tuple[tuple[Any, ...], Counter[str], dict[str, list[int]]]] = field(default_factory=list)
+    dims: int | None
+    pending: list[tuple[tuple[Any, ...], dict[str, list[int]]]] = field(default_factory=list)
     pending_paths: set[str] = field(default_factory=set)
 
 
@@ -106,7 +107,7 @@ class PostgresWrites(PostgresReads):
     def _begin_batch(self) -> None:
         transaction = self.conn.transaction()
         transaction.__enter__()
-        self._batch = _Batch(transaction, self._write_gen(), time.monotonic() + BATCH_COMMIT_S)
+        self._batch = _Batch(transaction, self._write_gen(), time.monotonic() + BATCH_COMMIT_S, self.vector_dims())
 
     def _end_batch(self) -> None:
         batch = self._batch
@@ -157,7 +158,7 @@ class PostgresWrites(PostgresReads):
                 return
             if path in self._batch.pending_paths:
                 self._send_pending()
-            prepared = self._prepared(rows, updated_at)
+            prepared = self._prepared(rows, updated_at, self._batch.dims)
             with self._writing() as gen:
                 if not fresh:
                     self._delete_file_rows(gen, path, source)
@@ -172,10 +173,10 @@ class PostgresWrites(PostgresReads):
             if time.monotonic() >= self._batch.until:
                 self.commit_batch()
 
-    def _prepared(self, rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]],
-                  updated_at: int) -> list[tuple[tuple[Any, ...], Counter[str], dict[str, list[int]]]]:
-        """Per distinct chunk: its row values (without gen and seq), term counts and term positions."""
-        dims = self.vector_dims()
+    def _prepared(self, rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
+                  dims: int | None) -> list[tuple[tuple[Any, ...], dict[str, list[int]]]]:
+        """Per distinct chunk: its row values (without gen and seq) and each term's positions; a vector is kept
+        when it has the generation's `dims`."""
         prepared = []
         seen: set[str] = set()
         for chunk, embedding_json, vector in rows:
@@ -191,7 +192,7 @@ class PostgresWrites(PostgresReads):
                 vec = "[" + ",".join(repr(float(v)) for v in vector) + "]"
             values = (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash, chunk.model,
                       chunk.text, embedding_json, updated_at, len(terms), vec)
-            prepared.append((values, Counter(terms), positions))
+            prepared.append((values, positions))
         return prepared
 
     def _send_pending(self) -> None:
@@ -204,20 +205,17 @@ class PostgresWrites(PostgresReads):
                                                       "generate_series(1, %s)", (len(pending),)).fetchall())
         cursor = self.conn.cursor()
         with cursor.copy(f"COPY memtui.chunks ({', '.join(_CHUNK_COLUMNS)}) FROM STDIN") as copy:
-            for seq, (values, _, _) in zip(seqs, pending, strict=True):
+            for seq, (values, _) in zip(seqs, pending, strict=True):
                 copy.write_row((batch.gen, seq, *values[:-1]))
         with cursor.copy("COPY memtui.vectors (gen, seq, vec) FROM STDIN") as copy:
-            for seq, (values, _, _) in zip(seqs, pending, strict=True):
+            for seq, (values, _) in zip(seqs, pending, strict=True):
                 if values[-1] is not None:
                     copy.write_row((batch.gen, seq, values[-1]))
         with cursor.copy("COPY memtui.postings (gen, lexeme, seq, tf, length, positions) FROM STDIN") as copy:
-            for seq, (values, counts, positions) in zip(seqs, pending, strict=True):
-                length = values[10]
-                for term, tf in counts.items():
-                    copy.write_row((batch.gen, term, seq, tf, length, positions[term]))
+            copy.write(_postings_text(batch.gen, seqs, pending))
         self.conn.execute("UPDATE memtui.generations SET chunks = chunks + %s, tokens = tokens + %s WHERE gen = %s",
-                          (len(pending), sum(values[10] for values, _, _ in pending), batch.gen))
-        held = Counter(term for _, counts, _ in pending for term in counts)
+                          (len(pending), sum(values[10] for values, _ in pending), batch.gen))
+        held = Counter(term for _, positions in pending for term in positions)
         self._count_terms(batch.gen, list(held), list(held.values()))
 
     def _count_terms(self, gen: int, lexemes: list[str], changes: list[int]) -> None:
@@ -261,6 +259,9 @@ class PostgresWrites(PostgresReads):
             row = self.conn.execute("SELECT dims FROM memtui.generations WHERE gen = %s", (gen,)).fetchone()
             if row is not None and row[0] == dims:
                 return
+            if self._batch is not None:  # chunks buffered with the old size go first, then are dropped with it
+                self._send_pending()
+                self._batch.dims = dims
             self.conn.execute("UPDATE memtui.generations SET dims = %s WHERE gen = %s", (dims, gen))
             self.conn.execute("DELETE FROM memtui.vectors WHERE gen = %s", (gen,))
 
@@ -322,3 +323,25 @@ class PostgresWrites(PostgresReads):
                 "DELETE FROM memtui.cache WHERE (index_id, provider, model, provider_key, hash) IN (SELECT index_id, "
                 "provider, model, provider_key, hash FROM memtui.cache WHERE index_id = %s ORDER BY updated_at DESC "
                 "OFFSET %s)", (self.index_id, max_entries)).rowcount
+
+
+# COPY's text format escapes these four characters in a value.
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _postings_text(gen: int, seqs: Sequence[int],
+                   pending: Sequence[tuple[tuple[Any, ...], dict[str, list[int]]]]) -> str:
+    """The postings rows of `pending` (numbered `seqs`) as one block of COPY text: a row per (term, chunk), built
+    as text at once instead of a `write_row` per posting (most of a write's Python time)."""
+    lines = []
+    for seq, (values, positions) in zip(seqs, pending, strict=True):
+        tail = f"\t{seq}\t"
+        length = f"\t{values[10]}\t{{"
+        for term, where in positions.items():
+            lexeme = term.translate(_COPY_ESCAPES) if _needs_escape(term) else term
+            lines.append(f"{gen}\t{lexeme}{tail}{len(where)}{length}{','.join(map(str, where))}}}\n")
+    return "".join(lines)
+
+
+def _needs_escape(value: str) -> bool:
+    return "\\" in value or "\t" in value or "\n" in value or "\r" in value
