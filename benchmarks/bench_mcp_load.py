@@ -8,6 +8,7 @@ this checkout, for a before/after on the same machine. Phases, each on the serve
 * odd lines: ids 1e308, 1.5, null, true, [], {}, lone surrogates in a tool name and a query, deep-nested valid
   JSON, each followed by a ping; what (if anything) answers each;
 * a 10 MB `memory_get` path: time to the answer;
+* one `--long-mb` (300) MB line, on a fresh server: the answer, RSS before/peak/after, and a ping after it;
 * 10,000 notifications, then a ping: the ping's latency;
 * sequential `memory_search`: p50/p99 latency;
 * a ping sent right after 200 pipelined searches: its latency, and how many searches were answered before it;
@@ -22,6 +23,7 @@ numbers shared the CPU.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import subprocess
@@ -38,7 +40,7 @@ from bench_index_search import percentile
 from notes import generate
 
 REPO = Path(__file__).resolve().parents[1]
-PHASES = ("odd", "path", "notifications", "sequential", "amid", "pipelined")
+PHASES = ("odd", "path", "long", "notifications", "sequential", "amid", "pipelined")
 QUERIES = ["payment webhook 502", "Redis session cache", "who prefers Grafana", "deploy on Fridays",
            "certificate has expired", "rotate credentials", "pool size", "billing-api incident"]
 PROTOCOL = "2025-06-18"
@@ -199,6 +201,44 @@ def huge_path(server: Server) -> None:
     print(f"\n## 10 MB path ({load()})\n* answered in {took:.2f} s: {describe(answer)}")
 
 
+def long_line(server: Server, megabytes: int) -> None:
+    """One `memory_search` line of `megabytes` MB (its query), written 1 MB at a time, then a ping; the server's
+    RSS sampled throughout."""
+    _threads, rss0 = server.status()
+    peak = [rss0]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.is_set():
+            with contextlib.suppress(FileNotFoundError, ProcessLookupError):
+                peak[0] = max(peak[0], server.status()[1])
+            time.sleep(0.02)
+
+    threading.Thread(target=sample, daemon=True).start()
+    started = time.perf_counter()
+    head = '{"jsonrpc":"2.0","id":"long","method":"tools/call","params":{"name":"memory_search","arguments":' \
+           '{"query":"'
+    piece = b"a" * (1 << 20)
+    assert server.process.stdin is not None
+    with server.write_lock:
+        server.process.stdin.write(head.encode())
+        for _ in range(megabytes):
+            server.process.stdin.write(piece)
+        server.process.stdin.write(b'"}}}\n')
+        server.process.stdin.flush()
+    written = time.perf_counter() - started
+    answered = server.wait([json.dumps("long")], 300)
+    took = time.perf_counter() - started
+    latency = server.ping("after-long")
+    done.set()
+    _threads, rss1 = server.status()
+    answer = server.arrived[json.dumps("long")][1] if answered else None
+    print(f"\n## One {megabytes} MB line ({load()})")
+    print(f"* written in {written:.1f} s, answered after {took:.1f} s: {describe(answer)}")
+    print(f"* RSS {rss0 / 1024:.0f} MB before, peak {peak[0] / 1024:.0f} MB, {rss1 / 1024:.0f} MB after; "
+          f"a ping after it answered in {latency if latency is None else f'{latency * 1000:.0f} ms'}")
+
+
 def notifications(server: Server, count: int = 10_000) -> None:
     """`count` notifications, then a ping."""
     started = time.perf_counter()
@@ -309,6 +349,7 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=10_000)
     parser.add_argument("--sequential", type=int, default=300)
     parser.add_argument("--deadline", type=float, default=120.0)
+    parser.add_argument("--long-mb", type=int, default=300, help="the size of the long line (MB)")
     parser.add_argument("--phases", default=",".join(PHASES), help=f"comma-separated, of {', '.join(PHASES)}")
     parser.add_argument("--tree", type=Path, default=REPO, help="the directory holding the memtui package to run")
     args = parser.parse_args()
@@ -330,6 +371,12 @@ def main() -> None:
                     phase(server)
         finally:
             server.stop()
+        if "long" in phases:
+            server = Server(tree, state, workspace)
+            try:
+                long_line(server, args.long_mb)
+            finally:
+                server.stop()
         if "pipelined" in phases:
             server = Server(tree, state, workspace)
             try:

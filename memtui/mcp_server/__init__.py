@@ -3,8 +3,9 @@
 Order and load policy (JSON-RPC clients match answers to requests by id, so answers need not come in order):
 
 * Lines are read and checked in the order they come. A line that is not a valid message is answered at once
-  with its JSON-RPC error (`lines.py`). `initialize` is answered before any later line is read, so nothing
-  overtakes it.
+  with its JSON-RPC error (`lines.py`); one over `MAX_LINE_BYTES` is dropped as it streams, never held whole,
+  and answered with the limit (its id when its first bytes give one, else null). `initialize` is answered
+  before any later line is read, so nothing overtakes it.
 * `ping`, `tools/list` and the errors are answered on the event loop as soon as their line is read: they
   never wait behind a tool call.
 * Tool calls run on `WORKERS` threads, started in arrival order from one queue; they may finish, and so be
@@ -28,9 +29,10 @@ from memtui.mcp_server.calls import (
     call_memory_search,
     render,
 )
+from memtui.mcp_server.lines import MAX_LINE_BYTES
 from memtui.mcp_server.pool import WEIGHT_LIMIT, WORKERS
 from memtui.mcp_server.stdio import CONTROL_HEADROOM, DRAIN_IDLE_S, QUEUE_LIMIT, build_server, serve_stdio
 
-__all__ = ["CONTROL_HEADROOM", "CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "QUEUE_LIMIT", "SEARCH_TOOL", "WEIGHT_LIMIT",
-           "WORKERS", "MemoryTools", "ToolArgumentError", "build_server", "call_memory_get", "call_memory_search",
-           "render", "serve_stdio"]
+__all__ = ["CONTROL_HEADROOM", "CORPORA", "DRAIN_IDLE_S", "GET_TOOL", "MAX_LINE_BYTES", "QUEUE_LIMIT",
+           "SEARCH_TOOL", "WEIGHT_LIMIT", "WORKERS", "MemoryTools", "ToolArgumentError", "build_server",
+           "call_memory_get", "call_memory_search", "render", "serve_stdio"]

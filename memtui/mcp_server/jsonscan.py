@@ -35,9 +35,13 @@ class Scan:
     top: str = ""
 
 
-def scan(text: str, max_depth: int) -> Scan | None:
+def scan(text: str, max_depth: int, *, prefix: bool = False) -> Scan | None:
     """Check that `text` is one JSON value, without recursion (None when it is not JSON). `trouble` names nesting
-    deeper than `max_depth`, or an integer longer than Python reads (`sys.get_int_max_str_digits`)."""
+    deeper than `max_depth`, or an integer longer than Python reads (`sys.get_int_max_str_digits`).
+
+    With `prefix`, `text` is the start of a longer line: what it holds up to its end or its first mistake is
+    taken (None only when it does not start as JSON), and a top-level member whose value may go on past the
+    end (a number the cut may have shortened) is left out of `members`."""
     found = Scan()
     stack: list[str] = []
     state, key, at = _VALUE, "", 0
@@ -45,10 +49,10 @@ def scan(text: str, max_depth: int) -> Scan | None:
     while (token := _TOKEN.match(text, at)) is not None:
         at, kind, raw = token.end(), token.lastgroup, token.group(token.lastgroup or 0)
         if stack == [] and state == _AFTER:
-            return None
+            return _cut(found, prefix, stack, state, key)
         if kind == "open":
             if state not in (_VALUE, _FIRST_VALUE):
-                return None
+                return _cut(found, prefix, stack, state, key)
             if len(stack) == 1 and stack[0] == "{":
                 found.members[key] = raw[0]
             stack.extend(raw.translate(_SPACE))
@@ -60,7 +64,7 @@ def scan(text: str, max_depth: int) -> Scan | None:
             run = raw.translate(_SPACE)
             first_ok = state == _AFTER or (state, run[0]) in ((_FIRST_VALUE, "]"), (_FIRST_KEY, "}"))
             if not first_ok or len(run) > len(stack) or "".join(reversed(stack[-len(run):])).translate(_CLOSING) != run:
-                return None
+                return _cut(found, prefix, stack, state, key)
             del stack[-len(run):]
             state = _AFTER
         elif kind == "punct":
@@ -69,7 +73,7 @@ def scan(text: str, max_depth: int) -> Scan | None:
             elif raw == "," and state == _AFTER and stack:
                 state = _VALUE if stack[-1] == "[" else _KEY
             else:
-                return None
+                return _cut(found, prefix, stack, state, key)
         elif kind == "string" and state in (_KEY, _FIRST_KEY):
             key, state = (json.loads(raw) if len(stack) == 1 else key), _COLON
         elif state in (_VALUE, _FIRST_VALUE):
@@ -81,8 +85,20 @@ def scan(text: str, max_depth: int) -> Scan | None:
             found.top = found.top or raw
             state = _AFTER
         else:
-            return None
+            return _cut(found, prefix, stack, state, key)
+    if prefix:
+        return _cut(found, prefix, stack, state, key)
     return found if not stack and state == _AFTER and _END.match(text, at) else None
+
+
+def _cut(found: Scan, prefix: bool, stack: list[str], state: int, key: str) -> Scan | None:
+    """Where the checker stops early: not JSON, unless the text is a prefix. Then what was read is kept, but
+    for a top-level scalar member that nothing followed (`1` may be the start of `1.5`)."""
+    if not prefix or not found.top:
+        return None
+    if state == _AFTER and stack == ["{"] and found.members.get(key) not in (None, "{", "["):
+        del found.members[key]
+    return found
 
 
 def _member(stack: list[str], key: str) -> str | None:

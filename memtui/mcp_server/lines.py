@@ -1,6 +1,7 @@
 """Each line of stdin checked before the SDK sees it: a JSON-RPC message is passed on (lone surrogates made
 U+FFFD); anything else is answered with the JSON-RPC 2.0 error it deserves, because the SDK's transport drops
-what it cannot read without a word."""
+what it cannot read without a word. A line longer than `MAX_LINE_BYTES` is never held whole: it is dropped as
+it streams in (`LineCutter`) and answered with the limit."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR
 from memtui.jscompat import MAX_JSON_DEPTH, parse_json
 from memtui.mcp_server.jsonscan import scan
 
+MAX_LINE_BYTES = 16 << 20  # a message of the two tools is a few KB (paths ≤ 4,096 characters); a longer line is refused
+HEAD_BYTES = 1 << 12  # what is kept of a line over the limit, to read its id from
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -30,6 +33,69 @@ class Checked:
     request_id: str | int | None = None
     method: str | None = None
     cancels: str | int | None = None
+
+
+@dataclass(frozen=True)
+class Oversized:
+    """A line over the limit, dropped as it came: its length in bytes and its first `HEAD_BYTES`."""
+
+    size: int
+    head: bytes
+
+
+class LineCutter:
+    """Bytes cut into lines at `\n`; a line growing past `limit` bytes is dropped as it streams (only its first
+    `HEAD_BYTES` are kept), so memory stays bounded by the limit whatever the client sends."""
+
+    def __init__(self, limit: int = MAX_LINE_BYTES) -> None:
+        self.limit = limit
+        self._pending = bytearray()
+        self._over: int | None = None  # bytes of the line being dropped, None while it is within the limit
+        self._head = b""
+
+    def feed(self, block: bytes) -> list[bytes | Oversized]:
+        """The lines `block` completes (its last, unfinished line is kept for the next block)."""
+        lines: list[bytes | Oversized] = []
+        at = 0
+        while True:
+            end = block.find(b"\n", at)
+            stop = len(block) if end < 0 else end
+            self._take(memoryview(block)[at:stop])
+            if end < 0:
+                return lines
+            lines.append(self._line())
+            at = end + 1
+
+    def end(self) -> list[bytes | Oversized]:
+        """The last line, when the input did not end with `\n`."""
+        return [self._line()] if self._pending or self._over is not None else []
+
+    def _take(self, piece: memoryview) -> None:
+        if self._over is not None:
+            self._over += len(piece)
+        elif len(self._pending) + len(piece) > self.limit:
+            self._head = bytes(self._pending[:HEAD_BYTES]) + bytes(piece[: max(0, HEAD_BYTES - len(self._pending))])
+            self._over = len(self._pending) + len(piece)
+            self._pending = bytearray()
+        else:
+            self._pending += piece
+
+    def _line(self) -> bytes | Oversized:
+        if self._over is not None:
+            line: bytes | Oversized = Oversized(self._over, self._head)
+            self._over, self._head = None, b""
+            return line
+        line, self._pending = bytes(self._pending), bytearray()
+        return line
+
+
+def check_oversized(line: Oversized, limit: int = MAX_LINE_BYTES) -> Checked:
+    """The error for a line over the limit, with the id its first bytes give (null when they do not)."""
+    found = scan(line.head.decode("utf-8", errors="replace"), MAX_JSON_DEPTH, prefix=True)
+    raw_id = found.members.get("id") if found is not None and found.top == "{" else None
+    request_id = json.loads(raw_id) if raw_id is not None and _raw_id_problem(raw_id) is None else None
+    return _refuse(request_id, INVALID_REQUEST, f"Invalid Request: the line is {line.size:,} bytes, over the "
+                                                f"limit of {limit:,} bytes for one message; it was not read")
 
 
 def check_line(line: str) -> Checked:

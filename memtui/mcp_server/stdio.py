@@ -1,5 +1,6 @@
-"""The server on stdin/stdout: stdin read in blocks and checked line by line, tool calls on the worker pool, and
-every answer written through one relay that keeps count of the requests still owed an answer."""
+"""The server on stdin/stdout: stdin read in blocks and checked line by line (none held longer than
+`MAX_LINE_BYTES`), tool calls on the worker pool, and every answer written through one relay that keeps count of
+the requests still owed an answer."""
 
 from __future__ import annotations
 
@@ -27,7 +28,7 @@ from mcp_types import INTERNAL_ERROR
 from memtui import __version__
 from memtui.errors import MemtuiError, unexpected_message
 from memtui.mcp_server.calls import GET_TOOL, SEARCH_TOOL, MemoryTools, call_memory_get, call_memory_search, render
-from memtui.mcp_server.lines import Checked, check_line
+from memtui.mcp_server.lines import Checked, LineCutter, Oversized, check_line, check_oversized
 from memtui.mcp_server.pool import WorkerPool
 
 BLOCK = 1 << 16  # bytes read from stdin at a time
@@ -149,9 +150,13 @@ class _StdinLines:
     async def __aiter__(self) -> AsyncIterator[str]:
         async with self.replies:
             async for line in self._lines():
-                if not line.strip():
+                if isinstance(line, Oversized):
+                    checked = check_oversized(line)
+                elif not line.strip():
                     continue
-                checked = check_line(line) if len(line) < BIG_LINE else await anyio.to_thread.run_sync(check_line, line)
+                else:
+                    checked = check_line(line) if len(line) < BIG_LINE else \
+                        await anyio.to_thread.run_sync(check_line, line)
                 if checked.error is not None:
                     if checked.error.id is not None:
                         self.owed.add(checked.error.id)  # the relay settles it as it settles every answer
@@ -188,21 +193,17 @@ class _StdinLines:
             return True
         return False
 
-    async def _lines(self) -> AsyncIterator[str]:
+    async def _lines(self) -> AsyncIterator[str | Oversized]:
         blocks, receive = anyio.create_memory_object_stream[bytes](READ_AHEAD)
         threading.Thread(target=_read_blocks, args=(self.fd, blocks, anyio.lowlevel.current_token()),
                          name="memtui-mcp-stdin", daemon=True).start()
-        pending = bytearray()
+        cutter = LineCutter()
         async with receive:
             async for block in receive:
-                pending += block
-                if b"\n" in block:
-                    *complete, rest = pending.split(b"\n")
-                    pending = bytearray(rest)
-                    for raw in complete:
-                        yield raw.decode("utf-8", errors="replace")
-        if pending:
-            yield pending.decode("utf-8", errors="replace")
+                for raw in cutter.feed(block):
+                    yield raw if isinstance(raw, Oversized) else raw.decode("utf-8", errors="replace")
+        for raw in cutter.end():
+            yield raw if isinstance(raw, Oversized) else raw.decode("utf-8", errors="replace")
 
 
 def _read_blocks(fd: int, blocks: MemoryObjectSendStream[bytes], token: anyio.lowlevel.EventLoopToken) -> None:
