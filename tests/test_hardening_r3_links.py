@@ -103,8 +103,7 @@ def test_get_refuses_a_hard_link_and_says_why(workspace: Path, outside: Path, re
     os.link(outside, workspace / rel)
     done = _cli(workspace, "get", rel)
     assert done.returncode == 1 and "keep out" not in done.stdout + done.stderr
-    assert done.stderr.splitlines() == [f"memtui: error: {rel}: {rel} {REFUSAL}; copy it to a file of its own "
-                                        "first)"]
+    assert done.stderr.splitlines() == [f"memtui: error: {rel} {REFUSAL}; copy it to a file of its own first)"]
     answer = json.loads(_cli(workspace, "get", rel, "--json").stdout)
     assert answer == {"path": rel, "text": "", "disabled": True,
                       "error": f"path required: {rel} {REFUSAL}; copy it to a file of its own first)"}

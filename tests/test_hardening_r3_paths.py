@@ -88,7 +88,8 @@ def test_get_prints_the_reason_in_one_line(workspace: Path, specials: dict[str, 
     for rel in ("memory/linked/secret.md", "memory/pipe.md", "memory/sock.md"):
         done = _cli(workspace, "get", rel)
         assert done.returncode == 1 and SECRET not in done.stdout
-        assert done.stderr.splitlines() == [f"memtui: error: {rel}: {specials[rel]}"]
+        where = "" if specials[rel].startswith(f"{rel} ") else f"{rel}: "  # the path named once
+        assert done.stderr.splitlines() == [f"memtui: error: {where}{specials[rel]}"]
     done = _cli(workspace, "get", "../outside/secret.md")
     assert done.stderr.splitlines() == ["memtui: error: ../outside/secret.md: not a memory file (allowed: MEMORY.md, "
                                         "DREAMS.md, memory/**/*.md, extra paths; .md only, relative to the workspace)"]

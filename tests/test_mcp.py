@@ -92,9 +92,13 @@ async def test_hostile_paths_and_bad_arguments_are_refused(tmp_path: Path, works
         no_query = await session.call_tool("memory_search", {"maxResults": 3})
         bad_number = await session.call_tool("memory_get", {"path": "MEMORY.md", "lines": "ten"})
         unknown = await session.call_tool("memory_delete", {"path": "MEMORY.md"})
-    assert escaped == {"path": "../secret.md", "text": "", "disabled": True, "error": "path required"}
+    assert escaped == {"path": "../secret.md", "text": "", "disabled": True,
+                       "error": "path required: ../secret.md leads out of the memory files; memory_get reads "
+                                "MEMORY.md, DREAMS.md, memory/**/*.md and the extra paths (.md only, relative to the "
+                                "workspace)"}
     assert result.is_error is False
-    assert absolute["error"] == "path required" and absolute["text"] == ""
+    assert absolute["error"].startswith(f"path required: {tmp_path / 'secret.md'} is an absolute path;")
+    assert absolute["text"] == ""
     assert no_query.is_error is True
     assert no_query.content[0].text == "memory_search: query required"
     assert bad_number.is_error is True and "lines must be a number" in bad_number.content[0].text

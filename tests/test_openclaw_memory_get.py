@@ -15,6 +15,7 @@ from openclaw_memory_data import Root, agent_env, build_root, recording
 from memtui.errors import ToolInputError
 from memtui.jscompat import js_stringify
 from memtui.mcp_server import call_memory_get
+from memtui.mcp_server.calls import outside_memory
 from memtui.settings.agent import AgentEnv
 from memtui.tools import memory_get
 
@@ -69,8 +70,11 @@ def test_memory_get_is_openclaws(envs: tuple[Root, dict[str, AgentEnv]], item: t
         assert result["error"].startswith("path required") and result["text"] == "" and result["disabled"] is True
         return
     if json.loads(recorded["text"]).get("error") == "path required" and result.get("error", "") != "path required":
-        # OpenClaw's refusal of a symlink, with the reason memtui adds (README, "memory_get")
-        assert result["error"].startswith("path required: ") and "is a symlink" in result["error"]
+        # OpenClaw's refusal (of a symlink, or a path outside the memory files), with the reason memtui adds
+        # (README, "A refusal says why")
+        path = params["path"].strip()
+        assert result["error"].startswith("path required: ")
+        assert "is a symlink" in result["error"] or result["error"] == f"path required: {outside_memory(path)}"
         assert {**result, "error": "path required"} == json.loads(root.fill(recorded["text"]))
         return
     if case["params"].get("path") == BACKSLASH:

@@ -42,7 +42,9 @@ def run(args: argparse.Namespace) -> int:
               "extra paths; .md only, relative to the workspace)", file=sys.stderr)
         return 1
     if result.get("error"):
-        print(f"memtui: error: {args.path}: {result['error'].removeprefix('path required: ')}", file=sys.stderr)
+        reason = result["error"].removeprefix("path required: ")
+        where = "" if reason.startswith(f"{result['path']} ") else f"{args.path}: "  # the path said once
+        print(f"memtui: error: {where}{reason}", file=sys.stderr)
         return 1
     print(result["text"])
     return 0

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -118,7 +119,8 @@ def call_memory_search(manager: MemoryTools, arguments: dict[str, Any],
 def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
                     _session_key: str | None = None) -> dict[str, Any]:
     """Run `memory_get` with MCP arguments (validated) and return the tool JSON (`corpus: wiki` finds nothing:
-    there are no wiki supplements)."""
+    there are no wiki supplements); a path outside the memory files is OpenClaw's "path required" with the reason
+    (`outside_memory`), as every other refusal has."""
     path = _string(arguments, "path")
     if len(path) > MAX_PATH_CHARS:
         raise ToolArgumentError(f"path is too long: {len(path):,} characters (at most {MAX_PATH_CHARS:,})")
@@ -127,8 +129,26 @@ def call_memory_get(manager: MemoryTools, arguments: dict[str, Any],
         raise ToolArgumentError(f"corpus must be one of memory, wiki, all, got {json.dumps(corpus)}")
     if corpus == "wiki":
         return {"path": path, "text": "", "disabled": True, "error": "wiki corpus result not found"}
-    return manager.memory_get(path, from_line=_number(arguments, "from", integer=True),
-                              lines=_number(arguments, "lines", integer=True))
+    payload = manager.memory_get(path, from_line=_number(arguments, "from", integer=True),
+                                 lines=_number(arguments, "lines", integer=True))
+    if payload.get("error") == "path required":  # OpenClaw's word for a path outside the memory files: say why
+        return {**payload, "error": f"path required: {outside_memory(path)}"}
+    return payload
+
+
+def outside_memory(path: str) -> str:
+    """Why `memory_get` refused `path` as outside the memory files (the path named once, then the rule)."""
+    text = path.replace("\\", "/")
+    if text.startswith(("/", "~")) or re.match(r"^[A-Za-z]:", text):
+        why = "is an absolute path"
+    elif not text.endswith(".md"):
+        why = "is not a .md file"
+    elif ".." in text.split("/"):
+        why = "leads out of the memory files"
+    else:
+        why = "is not a memory file"
+    return (f"{path} {why}; memory_get reads MEMORY.md, DREAMS.md, memory/**/*.md and the extra paths (.md only, "
+            "relative to the workspace)")
 
 
 def render(payload: dict[str, Any]) -> str:
