@@ -14,7 +14,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 _PHRASE = re.compile(r'"([^"]*)"')
+K1, B = 1.2, 0.75
 _K1, _B = "1.2::float8", "0.75::float8"
+# One phrase's term in a chunk's score: `h` a hit (tf, length), `idf` its phrase's row in its generation.
+BM25_WEIGHT = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (1.0::float8 - {_B} + {_B} * "
+               "h.length / idf.avgdl)))")
 
 
 def match_phrases(match: str, tokens: Callable[[str], list[str]], term: Callable[[str], str]) -> list[list[str]]:
@@ -28,6 +32,8 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
     `phrases`, each chunk scored with its own generation's statistics: (gen, seq, id, path, source, start_line,
     end_line, model, text, bm25), best first, ties by generation and seq; `filters` (SQL on `c`, the chunks row)
     is applied before the limit."""
+    if phrases and all(len(phrase) == 1 for phrase in phrases):
+        return _terms_sql([phrase[0] for phrase in phrases], gens, filters=filters, limit=limit)
     params: dict[str, Any] = {"limit": limit}
     parts: list[str] = []
     singles = [(i, phrase[0]) for i, phrase in enumerate(phrases) if len(phrase) == 1]
@@ -43,12 +49,6 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
     if not parts:
         return "", params
     hits = " UNION ALL ".join(parts)
-    weight = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (1.0::float8 - {_B} + {_B} * h.length "
-              "/ idf.avgdl)))")
-    ranked = "scored s JOIN memtui.chunks c ON c.gen = s.gen AND c.seq = s.seq"
-    if not filters:  # only the winners need their rows
-        ranked = ("(SELECT * FROM scored ORDER BY score DESC, gen, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
-                  "ON c.gen = s.gen AND c.seq = s.seq")
     sql = (
         f"WITH g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) "
         f"AND chunks > 0), hits AS MATERIALIZED ({hits}), "
@@ -57,11 +57,42 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
         "g.tokens::float8 / g.chunks::float8 AS avgdl FROM (SELECT gen, i, count(*) AS n FROM hits GROUP BY gen, i) h "
         "JOIN g ON g.gen = h.gen CROSS JOIN LATERAL (SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + "
         "0.5::float8)) AS x) v), "
-        f"scored AS (SELECT h.gen, h.seq, sum({weight} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
-        "idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) "
-        "SELECT c.gen, c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score AS bm25 "
-        f"FROM {ranked}{filters} ORDER BY s.score DESC, s.gen, s.seq LIMIT %(limit)s"
+        f"scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
+        f"idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) {ranked_rows(filters)}"
     )
+    return sql, params
+
+
+def term_idf(gens: str) -> str:
+    """The CTEs `g` (the generations `gens` holding chunks) and `idf` (per generation and query term: i, lexeme,
+    FTS5's IDF and the average length), the terms `%(q_i)s` / `%(q_lexeme)s`, each term's chunk count read from
+    the writer's `memtui.terms`."""
+    return (f"g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) AND "
+            "chunks > 0), idf AS MATERIALIZED (SELECT g.gen, q.i, q.lexeme, CASE WHEN v.x <= 0 THEN 1e-6::float8 "
+            "ELSE v.x END AS value, g.tokens::float8 / g.chunks::float8 AS avgdl FROM g CROSS JOIN "
+            "unnest(%(q_i)s::int[], %(q_lexeme)s::text[]) AS q(i, lexeme) JOIN memtui.terms t ON t.gen = g.gen AND "
+            "t.lexeme = q.lexeme AND t.df > 0 CROSS JOIN LATERAL (SELECT ln(((g.chunks - t.df) + 0.5::float8) / "
+            "(t.df + 0.5::float8)) AS x) v)")
+
+
+def ranked_rows(filters: str) -> str:
+    """The result of a ranking over the CTE `scored` (gen, seq, score): the chunks rows, best first, ties by
+    generation and seq, `filters` (SQL on `c`) applied before `%(limit)s`."""
+    ranked = "scored s JOIN memtui.chunks c ON c.gen = s.gen AND c.seq = s.seq"
+    if not filters:  # only the winners need their rows
+        ranked = ("(SELECT * FROM scored ORDER BY score DESC, gen, seq LIMIT %(limit)s) s JOIN memtui.chunks c "
+                  "ON c.gen = s.gen AND c.seq = s.seq")
+    return ("SELECT c.gen, c.seq, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text, -s.score AS "
+            f"bm25 FROM {ranked}{filters} ORDER BY s.score DESC, s.gen, s.seq LIMIT %(limit)s")
+
+
+def _terms_sql(lexemes: Sequence[str], gens: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
+    """`keyword_sql` for phrases of one term each: every posting of the terms read once, straight into the sums
+    (the IDF from `memtui.terms`, the chunk count the postings would give)."""
+    params = {"q_i": list(range(len(lexemes))), "q_lexeme": list(lexemes), "limit": limit}
+    sql = (f"WITH {term_idf(gens)}, scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score "
+           "FROM idf JOIN memtui.postings h ON h.gen = idf.gen AND h.lexeme = idf.lexeme GROUP BY h.gen, h.seq) "
+           f"{ranked_rows(filters)}")
     return sql, params
 
 

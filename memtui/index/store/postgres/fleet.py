@@ -7,7 +7,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.index.store.postgres.bm25 import keyword_sql, match_phrases
+from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.postgres.reads import Tokenizer
 from memtui.index.store.schema import META_KEY
 from memtui.index.terms import tokens
@@ -46,12 +47,13 @@ def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> 
     (`fts_query.stemmed_match`), best first: each scored by BM25 with its own index's statistics, as that agent's
     own search scores it, so the scores compare across agents."""
     phrases = [p for p in match_phrases(match, tokens, tokenizer.term) if p]
-    sql, params = keyword_sql(phrases, _LIVE, filters="", limit=limit)
-    if not sql:
-        return []
-    rows = conn.execute(f"SELECT i.agent, i.workspace, r.* FROM ({sql}) r JOIN memtui.indexes i ON "
-                        "i.live_gen = r.gen ORDER BY r.bm25, r.gen, r.seq", params).fetchall()
-    return [FleetHit(r[0], r[1], r[4], r[5], r[6], int(r[7]), int(r[8]), r[10], float(r[11])) for r in rows]
+    with snapshot(conn):
+        rows = top_chunks(lambda sql, params: conn.execute(sql, params).fetchall(), phrases, _LIVE, filters="",
+                          limit=limit)
+        agents = {int(gen): (agent, workspace) for gen, agent, workspace in conn.execute(
+            "SELECT live_gen, agent, workspace FROM memtui.indexes WHERE live_gen = ANY(%s)",
+            ([int(r[0]) for r in rows],)).fetchall()} if rows else {}
+    return [FleetHit(*agents[int(r[0])], r[2], r[3], r[4], int(r[5]), int(r[6]), r[8], float(r[9])) for r in rows]
 
 
 def fleet_indexes(conn: Any) -> list[dict[str, Any]]:

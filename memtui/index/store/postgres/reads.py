@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memtui.errors import StoreError
-from memtui.index.store.postgres.bm25 import keyword_sql, match_phrases
+from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.reads import parse_vector
 from memtui.index.store.schema import ISSUES_KEY, META_KEY, Capabilities, ChunkRow, vector_blob
 from memtui.index.terms import tokens
@@ -180,10 +181,10 @@ class PostgresReads:
         with FTS5's raw bm25 (more negative = better)."""
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
         filters, params = self._filters(model, sources)
-        sql, query_params = keyword_sql(phrases, "SELECT {gen}", filters=filters, limit=limit)
-        if not sql:
-            return []
-        return [(_chunk(r[2:9]), float(r[9])) for r in self._all(sql, **query_params, **params)]
+        with self.lock, snapshot(self.conn):
+            rows = top_chunks(lambda sql, query_params: self._all(sql, **query_params, **params), phrases,
+                              "SELECT {gen}", filters=filters, limit=limit)
+        return [(_chunk(r[2:9]), float(r[9])) for r in rows]
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:

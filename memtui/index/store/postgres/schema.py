@@ -18,7 +18,7 @@ from typing import Any
 
 from memtui.errors import StoreError
 
-SCHEMA_VERSION = "2"
+SCHEMA_VERSION = "3"
 # Namespace of memtui's advisory locks (pg_advisory_lock(space, key)): the schema set-up, and one per index.
 LOCK_SPACE = 0x6D74_7569  # "mtui"
 SETUP_LOCK = 0
@@ -60,8 +60,10 @@ _DDL = (
     "PRIMARY KEY (gen, lexeme, seq) INCLUDE (tf, length)) WITH (autovacuum_vacuum_insert_scale_factor = 0.02)",
     "CREATE INDEX IF NOT EXISTS postings_seq ON memtui.postings (gen, seq)",
     # Chunks holding each term (BM25's n_i), kept by the writer: search reads a term's IDF without its postings.
+    # The largest count and the shortest chunk among its postings bound what it adds to any chunk's score (a
+    # deletion leaves them as they were: still bounds). Search reads only the postings that can reach the top k.
     'CREATE TABLE IF NOT EXISTS memtui.terms (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
-    "df integer NOT NULL, PRIMARY KEY (gen, lexeme))",
+    "df integer NOT NULL, max_tf integer NOT NULL, min_length integer NOT NULL, PRIMARY KEY (gen, lexeme))",
     "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
     "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
     "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
@@ -107,8 +109,10 @@ def _set_up(conn: Any) -> str | None:
         have = conn.execute("SELECT to_regclass('memtui.info') IS NOT NULL").fetchone()[0]
         if have:
             row = conn.execute("SELECT value FROM memtui.info WHERE key = 'schema'").fetchone()
-            if row is not None and row[0] == "1":
-                _upgrade_from_1(conn)
+            if row is not None and row[0] in ("1", "2"):
+                if row[0] == "1":
+                    _upgrade_from_1(conn)
+                _upgrade_from_2(conn)
                 return vector_error
             if row is None or row[0] != SCHEMA_VERSION:
                 raise StoreError(f"the memtui schema in this database is version {row[0] if row else '?'}; this "
@@ -128,12 +132,27 @@ def _upgrade_from_1(conn: Any) -> None:
     for statement in _DDL:
         if "memtui.terms" in statement or "memtui.vectors" in statement:
             conn.execute(statement.replace("{vector}", vector))
-    conn.execute("INSERT INTO memtui.terms (gen, lexeme, df) SELECT gen, lexeme, count(*) FROM memtui.postings "
-                 "GROUP BY gen, lexeme")
+    conn.execute("INSERT INTO memtui.terms (gen, lexeme, df, max_tf, min_length) SELECT gen, lexeme, count(*), "
+                 "max(tf), min(length) FROM memtui.postings GROUP BY gen, lexeme")
     conn.execute("INSERT INTO memtui.vectors (gen, seq, vec) SELECT gen, seq, vec FROM memtui.chunks "
                  "WHERE vec IS NOT NULL")
     conn.execute("ALTER TABLE memtui.chunks DROP COLUMN vec")
     conn.execute("ALTER TABLE memtui.indexes ADD COLUMN host text, ADD COLUMN written timestamptz")
+    conn.execute("UPDATE memtui.info SET value = '2' WHERE key = 'schema'")
+
+
+def _upgrade_from_2(conn: Any) -> None:
+    """Version 2 → 3: each term's largest count and shortest chunk, the bounds the top-k search prunes with
+    (counted from the postings; a version-1 database gets them with its terms)."""
+    have = {row[0] for row in conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = 'memtui.terms'::regclass "
+                                           "AND attnum > 0 AND NOT attisdropped")}
+    if "max_tf" not in have:
+        conn.execute("ALTER TABLE memtui.terms ADD COLUMN max_tf integer, ADD COLUMN min_length integer")
+        conn.execute("UPDATE memtui.terms t SET max_tf = s.max_tf, min_length = s.min_length FROM (SELECT gen, "
+                     "lexeme, max(tf) AS max_tf, min(length) AS min_length FROM memtui.postings GROUP BY gen, lexeme) "
+                     "s WHERE s.gen = t.gen AND s.lexeme = t.lexeme")
+        conn.execute("UPDATE memtui.terms SET max_tf = 0, min_length = 0 WHERE max_tf IS NULL")
+        conn.execute("ALTER TABLE memtui.terms ALTER COLUMN max_tf SET NOT NULL, ALTER COLUMN min_length SET NOT NULL")
     conn.execute("UPDATE memtui.info SET value = %s WHERE key = 'schema'", (SCHEMA_VERSION,))
 
 

@@ -215,14 +215,32 @@ class PostgresWrites(PostgresReads):
             copy.write(_postings_text(batch.gen, seqs, pending))
         self.conn.execute("UPDATE memtui.generations SET chunks = chunks + %s, tokens = tokens + %s WHERE gen = %s",
                           (len(pending), sum(values[10] for values, _ in pending), batch.gen))
-        held = Counter(term for _, positions in pending for term in positions)
-        self._count_terms(batch.gen, list(held), list(held.values()))
+        held: dict[str, list[int]] = {}  # term → [chunks, largest count, shortest chunk]
+        for values, positions in pending:
+            length = values[10]
+            for term, where in positions.items():
+                seen = held.get(term)
+                if seen is None:
+                    held[term] = [1, len(where), length]
+                else:
+                    seen[0] += 1
+                    seen[1] = max(seen[1], len(where))
+                    seen[2] = min(seen[2], length)
+        self._count_terms(batch.gen, list(held), [n for n, _, _ in held.values()], [t for _, t, _ in held.values()],
+                          [n for _, _, n in held.values()])
 
-    def _count_terms(self, gen: int, lexemes: list[str], changes: list[int]) -> None:
-        """Add `changes` to the document frequencies of `lexemes` in `gen`."""
-        self.conn.execute("INSERT INTO memtui.terms AS t (gen, lexeme, df) SELECT %s, u.lexeme, u.n FROM "
-                          "unnest(%s::text[], %s::int[]) AS u(lexeme, n) ON CONFLICT (gen, lexeme) DO UPDATE "
-                          "SET df = t.df + excluded.df", (gen, lexemes, changes))
+    def _count_terms(self, gen: int, lexemes: list[str], changes: list[int], max_tfs: list[int] | None = None,
+                     min_lengths: list[int] | None = None) -> None:
+        """Add `changes` to the document frequencies of `lexemes` in `gen`, and widen their bounds to the largest
+        count `max_tfs` and the shortest chunk `min_lengths` of new postings (None: a deletion, which keeps them)."""
+        if not lexemes:
+            return
+        self.conn.execute(
+            "INSERT INTO memtui.terms AS t (gen, lexeme, df, max_tf, min_length) SELECT %s, u.lexeme, u.n, u.mt, "
+            "u.ml FROM unnest(%s::text[], %s::int[], %s::int[], %s::int[]) AS u(lexeme, n, mt, ml) ON CONFLICT "
+            "(gen, lexeme) DO UPDATE SET df = t.df + excluded.df, max_tf = GREATEST(t.max_tf, excluded.max_tf), "
+            "min_length = LEAST(t.min_length, excluded.min_length)",
+            (gen, lexemes, changes, max_tfs or [0] * len(lexemes), min_lengths or [2**31 - 1] * len(lexemes)))
 
     def _delete_file_rows(self, gen: int, path: str, source: str) -> None:
         gone = self.conn.execute("DELETE FROM memtui.chunks WHERE gen = %s AND path = %s AND source = %s "
