@@ -3,6 +3,7 @@ generation, or some other program's database — so memtui writes only into a fi
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -67,12 +68,20 @@ class ForeignDatabaseError(StoreError):
 
 
 def open_read_only(path: Path) -> Any:
-    """`path` opened without writing: an immutable snapshot when no -wal is beside it (no process has it open,
-    and no -wal or -shm is made), else `mode=ro`; `query_only` on top."""
-    pending = Path(f"{path}-wal").exists()
-    uri = f"{path.absolute().as_uri()}?{'mode=ro' if pending else 'immutable=1'}"
-    conn = sqlite_driver.connect(uri, uri=True, check_same_thread=False, timeout=5.0)
-    conn.execute("PRAGMA busy_timeout = 5000")
+    """`path` opened without writing a byte beside it: `immutable=1` when no `-wal` with frames is there, else
+    `immutable=1` on a private copy with the WAL folded in (`snapshot.wal_snapshot`: SQLite's own WAL reader,
+    even `mode=ro`, writes the `-shm` file and creates it when missing); `query_only` on top."""
+    target = path
+    try:
+        pending = os.stat(f"{path}-wal").st_size > 0
+    except FileNotFoundError:
+        pending = False
+    if pending:
+        from memtui.agentdb.snapshot import wal_snapshot
+
+        target = wal_snapshot(path)
+    conn = sqlite_driver.connect(f"{target.absolute().as_uri()}?immutable=1", uri=True, check_same_thread=False,
+                                 timeout=5.0)
     conn.execute("PRAGMA query_only = 1")
     return conn
 
@@ -99,7 +108,9 @@ def table_names(conn: Any) -> set[str]:
 
 
 def identify_database(path: Path) -> DatabaseKind:
-    """Read `path`'s header and table names (immutable or read-only: nothing is written, no -wal or -shm made)."""
+    """Read `path`'s header and table names without writing beside it (no -wal or -shm made or changed): from the
+    main file alone, and for an OpenClaw database (or one still empty there) with frames in its -wal, from a
+    private copy with the WAL folded in."""
     try:
         with open(path, "rb") as handle:
             header = handle.read(len(SQLITE_HEADER))
@@ -111,8 +122,30 @@ def identify_database(path: Path) -> DatabaseKind:
         return DatabaseKind("empty")
     if header != SQLITE_HEADER:
         return DatabaseKind("not-sqlite")
+    kind = _read_kind(path, main_only=True)
+    if kind.kind in ("empty", "openclaw-agent-db", "not-sqlite") and _wal_has_frames(path):
+        # Tables or a schema_meta row not yet checkpointed (or a page being checkpointed as it was read): read
+        # them from a copy with the WAL folded in.
+        try:
+            kind = _read_kind(path, main_only=False)
+        except StoreError:
+            if kind.kind == "empty":
+                raise
+    return kind
+
+
+def _wal_has_frames(path: Path) -> bool:
     try:
-        conn = open_read_only(path)
+        return os.stat(f"{path}-wal").st_size > 0
+    except FileNotFoundError:
+        return False
+
+
+def _read_kind(path: Path, *, main_only: bool) -> DatabaseKind:
+    """Classify `path` from its main file alone (`immutable=1`, the WAL ignored) or with its WAL."""
+    try:
+        conn = sqlite_driver.connect(f"{path.absolute().as_uri()}?immutable=1", uri=True, check_same_thread=False) \
+            if main_only else open_read_only(path)
     except sqlite_driver.Error:
         return DatabaseKind("not-sqlite")
     try:

@@ -9,6 +9,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from memtui.agentdb.snapshot import data_home
 from memtui.errors import ConfigError
 from memtui.jscompat import js_path_resolve
 from memtui.settings.raw import DEFAULT_AGENT_ID, agent_entry, get_path, normalize_agent_id, roster
@@ -141,16 +142,6 @@ def openclaw_store_path(template: str, state_dir: Path, agent_id: str, env: Mapp
     if template == default:
         return state_dir / "memory" / f"{agent_id}.sqlite"
     return expand_user(template.replace("{agentId}", agent_id), env).resolve()
-
-
-def data_home(env: Mapping[str, str] | None = None) -> Path:
-    """memtui's per-user data folder: `$MEMTUI_DATA_DIR`, else `$XDG_DATA_HOME/memtui`, else
-    `~/.local/share/memtui` — never inside the OpenClaw state dir, which belongs to OpenClaw."""
-    env = os.environ if env is None else env
-    if env.get("MEMTUI_DATA_DIR"):
-        return Path(env["MEMTUI_DATA_DIR"]).expanduser().absolute()
-    base = env.get("XDG_DATA_HOME") or str(Path(env.get("HOME") or Path.home()) / ".local" / "share")
-    return Path(base).expanduser().absolute() / "memtui"
 
 
 def config_home(env: Mapping[str, str] | None = None) -> Path:
