@@ -96,3 +96,100 @@ def test_openclaw_2026_9_factors_multiply_to_the_ranking_score(tmp_path: Path) -
                     assert hit.score == pytest.approx(float(match["ranking"]), abs=5e-5)
                 checked += 1
     assert checked > 100
+
+
+_TEXT_SIDE = re.compile(r"text #\d+ \((?:bm25 (?P<bm25>\S+) (?:/ (?P<divisor>\S+) |→ r/\(1\+r\) )?→? ?"
+                        r"(?P<text>[\d.]+)|LIKE match → (?P<like>[\d.]+))\)")
+_VECTOR_SIDE = re.compile(r"(?:vector #\d+|cosine only) \(cos (?P<cos>\S+) / (?P<divisor>\S+) → (?P<vec>[\d.]+)\)")
+_WEIGHTED = re.compile(r"(?P<weight>[\d.]+)×(?P<side>vec|text) (?P<value>[\d.]+)")
+
+
+def sides_add_up(line: str) -> int:
+    """Check that each side's printed score is made of its printed numbers (bm25 over the printed divisor, or
+    r/(1+r); cosine over the printed best) and is the one in the formula; the number of sides checked."""
+    formula = {m["side"]: float(m["value"]) for m in _WEIGHTED.finditer(line.split(" · ")[0])}
+    checked = 0
+    if (text := _TEXT_SIDE.search(line)) is not None and text["bm25"] is not None:
+        relevance = -float(text["bm25"])
+        made = relevance / float(text["divisor"]) if text["divisor"] else relevance / (1 + relevance)
+        assert made == pytest.approx(float(text["text"]), abs=ROUNDING, rel=1.5e-3), line
+        assert formula.get("text", float(text["text"])) == pytest.approx(float(text["text"]), abs=5e-5), line
+        checked += 1
+    if (vector := _VECTOR_SIDE.search(line)) is not None:
+        made = max(0.0, float(vector["cos"])) / float(vector["divisor"])
+        assert made == pytest.approx(float(vector["vec"]), abs=ROUNDING, rel=1.5e-3), line
+        assert formula["vec"] == pytest.approx(float(vector["vec"]), abs=5e-5), line
+        checked += 1
+    return checked
+
+
+@pytest.mark.parametrize("profile", ["memtui", "openclaw-2026.4"])
+def test_each_side_of_the_explain_line_is_made_of_printed_numbers(tmp_path: Path, workspace: Path,
+                                                                  profile: str) -> None:
+    from memtui.commands.search import explain_header, trace_line
+
+    env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none")
+    checked = 0
+    with MemoryManager(env, provider=HashedProvider()) as manager:
+        manager.sync()
+        for query in QUERIES:
+            response = manager.search(query, profile=profile, min_score=0.0)
+            header = "\n".join(explain_header(response, profile, "hashed"))
+            assert f"Profile: {profile} · " in header
+            if response.text_divisor is not None:
+                assert f"Text score: −{response.text_normalization} = " in header
+            for hit in response.candidates:
+                checked += sides_add_up(trace_line(hit, response))
+    assert checked > 50
+
+
+def test_a_flat_keyword_list_prints_the_floor_its_bm25_is_divided_by(tmp_path: Path) -> None:
+    """Every chunk names Evan: best |bm25| ≈ 1e-6, divided by the floor, not by itself. The CLI printed
+    "bm25 -0.0000" and "text 0.0005", which no reader could recompute."""
+    from memtui.commands.search import explain_header, trace_line
+
+    workspace = tmp_path / "ws"
+    (workspace / "memory").mkdir(parents=True)
+    for day in range(1, 29):
+        (workspace / "memory" / f"2026-10-{day:02d}.md").write_text(
+            f"# 2026-10-{day:02d}\n\n- Evan and Sam talked about hiking trail number {day} and the weather.\n",
+            encoding="utf-8")
+    env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none")
+    with MemoryManager(env, provider=HashedProvider()) as manager:
+        manager.sync()
+        response = manager.search("What does Evan talk about?", min_score=0.0, profile="memtui")
+    header = explain_header(response, "memtui", "hashed")
+    assert ("Text score: −bm25 / 0.005 (the best keyword hit's bm25 is ≈ 0: its words are in nearly every "
+            "chunk)") in header
+    lines = [trace_line(hit, response) for hit in response.candidates if hit.bm25 is not None]
+    assert len(lines) >= 20 and all(" / 0.005 → " in line and "bm25 -0.0000" not in line for line in lines)
+    assert sum(sides_add_up(line) for line in lines) >= 40
+
+
+class _ZeroQuery(HashedProvider):
+    def embed_query(self, text: str) -> list[float]:
+        return [0.0] * 64
+
+
+def test_a_skipped_vector_side_and_skipped_stored_vectors_are_printed(tmp_path: Path, workspace: Path) -> None:
+    from memtui.commands.search import explain_header
+
+    env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none")
+    with MemoryManager(env, provider=_ZeroQuery()) as manager:
+        manager.sync()
+        response = manager.search("payments deploy freeze", min_score=0.0, profile="memtui")
+        header = explain_header(response, "memtui", "hashed")
+    assert header[0] == ("Profile: memtui · mode: hybrid (vector side skipped: query embedding is all zeros; "
+                         "keyword scores only) · provider: hashed")
+
+    with MemoryManager(env, provider=HashedProvider()) as manager:
+        conn = manager.store.conn
+        (chunk_id,) = conn.execute("SELECT id FROM chunks WHERE path LIKE '%payments-deploy%' LIMIT 1").fetchone()
+        conn.execute("UPDATE chunks SET embedding = ? WHERE id = ?", ("[" + ",".join(["0"] * 64) + "]", chunk_id))
+        conn.execute("UPDATE chunks_vec SET embedding = ? WHERE id = ?", (bytes(4 * 64), chunk_id))
+        conn.commit()
+        response = manager.search("payments deploy freeze", min_score=0.0, profile="memtui", max_results=200)
+        header = explain_header(response, "memtui", "hashed")
+    assert response.skipped_vectors == 1
+    assert ("Stored vectors skipped: 1 (no direction: all zeros or NaN; their chunks rank by keywords only; memtui "
+            "index --force embeds them again)") in header

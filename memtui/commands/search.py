@@ -36,13 +36,36 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.set_defaults(func=run)
 
 
-def _trace_line(hit: Candidate, response: SearchResponse) -> str:
+def _number(value: float) -> str:
+    """4 decimals from 1 up, else 4 significant digits (a flat list's bm25 of -2.6e-06 must not print as 0)."""
+    return f"{value:.4f}" if value == 0 or abs(value) >= 1 else f"{value:.4g}"
+
+
+def _text_side(hit: Candidate, response: SearchResponse) -> str:
+    """How the hit's text score comes from its bm25: over the divisor (memtui, hybrid) or r/(1+r)."""
+    if hit.bm25 is None:
+        return f"text #{hit.text_rank} (LIKE match → {hit.text_score or 0:.4f})"
+    divisor = response.text_divisor
+    if divisor is not None:
+        return f"text #{hit.text_rank} (bm25 {_number(hit.bm25)} / {_number(divisor)} → {hit.text_score or 0:.4f})"
+    return f"text #{hit.text_rank} (bm25 {_number(hit.bm25)} → r/(1+r) {hit.text_score or 0:.4f})"
+
+
+def _vector_side(hit: Candidate, response: SearchResponse) -> str | None:
+    """The hit's cosine and, when the list is normalised, the best cosine it is divided by."""
+    rank = f"vector #{hit.vector_rank}" if hit.vector_rank is not None else "cosine only"
+    divisor = response.vector_divisor
+    if hit.cosine is not None and divisor is not None:
+        return f"{rank} (cos {hit.cosine:.4f} / {divisor:.4f} → {hit.vector_score or 0:.4f})"
+    return None if hit.vector_rank is None else rank
+
+
+def trace_line(hit: Candidate, response: SearchResponse) -> str:
+    """A hit's `--explain` line: its formula, then how each side's score was made, MMR, threshold, origin."""
     parts = [formula_text(hit, response)]
-    ranks = []
-    if hit.text_rank is not None:
-        ranks.append(f"text #{hit.text_rank}" + (f" (bm25 {hit.bm25:.4f})" if hit.bm25 is not None else ""))
-    if hit.vector_rank is not None:
-        ranks.append(f"vector #{hit.vector_rank}")
+    ranks = [_text_side(hit, response)] if hit.text_rank is not None else []
+    if (vector := _vector_side(hit, response)) is not None:
+        ranks.append(vector)
     if ranks:
         parts.append("· " + ", ".join(ranks))
     if hit.mmr_rank is not None:
@@ -50,6 +73,33 @@ def _trace_line(hit: Candidate, response: SearchResponse) -> str:
     parts.append(f"· {hit.threshold or 'n/a'} minScore {response.min_score:g}")
     parts.append(f"· via {'+'.join(hit.matched_by)}")
     return "  " + " ".join(parts)
+
+
+def explain_header(response: SearchResponse, profile: str, provider: str) -> list[str]:
+    """The query-level lines of `--explain`: what `--json --explain` holds that changes a rank, in words."""
+    info = response.explain()
+    mode = info["mode"] + (f" (vector side skipped: {info['vectorSkipped']}; keyword scores only)"
+                           if info["vectorSkipped"] else "")
+    lines = [f"Profile: {profile} · mode: {mode} · provider: {provider}", f"FTS query: {info['ftsQuery'] or '(none)'}"]
+    if info["droppedTerms"]:
+        lines.append(f"Dropped terms: {', '.join(info['droppedTerms'])}")
+    if info["keywordFallbackTerms"]:
+        lines.append(f"Keyword fallback terms: {', '.join(info['keywordFallbackTerms'])}")
+    if info["textNormalization"]:
+        divisor = _number(info["textDivisor"]) if info["textDivisor"] is not None else None
+        said = divisor is None or f"/ {divisor} " in info["textNormalization"]  # the floor names itself
+        lines.append(f"Text score: −{info['textNormalization']}" + ("" if said else f" = {divisor}"))
+    elif any(hit.bm25 is not None for hit in response.candidates):
+        lines.append("Text score: r/(1+r) of r = −bm25")
+    if info["vectorNormalization"]:
+        divisor = f" = {info['vectorDivisor']:.4f}" if info["vectorDivisor"] is not None else ""
+        lines.append(f"Vector score: {info['vectorNormalization']}{divisor}")
+    if info["skippedVectors"]:
+        lines.append(f"Stored vectors skipped: {info['skippedVectors']} (no direction: all zeros or NaN; their chunks "
+                     "rank by keywords only; memtui index --force embeds them again)")
+    lines.append(f"Candidates: {info['candidates']} (limit {info['candidateLimit']}) · below minScore "
+                 f"{info['minScore']:g}: {info['filteredByMinScore']}" + (" · relaxed" if info["relaxed"] else ""))
+    return lines
 
 
 def run(args: argparse.Namespace) -> int:
@@ -88,16 +138,8 @@ def run(args: argparse.Namespace) -> int:
         response = manager.search(query, max_results=args.max_results, min_score=args.min_score,
                                   profile=args.profile)
         if args.explain:
-            info = response.explain()
-            print(f"Profile: {info['profile']} · mode: {info['mode']} · provider: "
-                  f"{manager.provider.id if manager.provider else 'none'}")
-            print(f"FTS query: {info['ftsQuery'] or '(none)'}")
-            if info["droppedTerms"]:
-                print(f"Dropped terms: {', '.join(info['droppedTerms'])}")
-            if info["keywordFallbackTerms"]:
-                print(f"Keyword fallback terms: {', '.join(info['keywordFallbackTerms'])}")
-            print(f"Candidates: {info['candidates']} (limit {info['candidateLimit']}) · below minScore "
-                  f"{info['minScore']:g}: {info['filteredByMinScore']}" + (" · relaxed" if info["relaxed"] else ""))
+            provider = manager.provider.id if manager.provider else "none"
+            print("\n".join(explain_header(response, args.profile or env.profile, provider)))
             print()
         if not response.results:
             print("No matches.")
@@ -105,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
         for hit in response.results:
             print(f"{fixed3(hit.score)} {hit.path}:{hit.start_line}-{hit.end_line}")
             if args.explain:
-                print(_trace_line(hit, response))
+                print(trace_line(hit, response))
             print(hit.snippet)
             print()
     return 0

@@ -112,6 +112,24 @@ class SearchResponse:
     generation: str | None = None  # "2026.9": OpenClaw's agent database answered (`database`), not memtui's index
     database: str | None = None
 
+    @property
+    def text_divisor(self) -> float | None:
+        """What each keyword hit's |bm25| was divided by for its text score (the memtui profile, hybrid: the best
+        hit's, or the floor for a flat list); None when the text score is r/(1+r). Read back from a hit, so it is
+        the number the ranking used."""
+        if self.text_normalization is None:
+            return None
+        return next((-c.bm25 / c.text_score for c in self.candidates
+                     if c.bm25 is not None and c.bm25 < 0 and c.text_score), None)
+
+    @property
+    def vector_divisor(self) -> float | None:
+        """The best candidate cosine each cosine was divided by for its vector score (None: the raw cosine)."""
+        if self.vector_normalization is None:
+            return None
+        return next((c.cosine / c.vector_score for c in self.candidates
+                     if c.cosine is not None and c.cosine > 0 and c.vector_score), None)
+
     def explain(self) -> dict[str, Any]:
         """Query-level explanation: compiled FTS query, dropped terms, thresholds, counts."""
         return {
@@ -133,7 +151,9 @@ class SearchResponse:
             "vectorSkipped": self.vector_skipped,
             "skippedVectors": self.skipped_vectors,
             "textNormalization": self.text_normalization,
+            "textDivisor": self.text_divisor,
             "vectorNormalization": self.vector_normalization,
+            "vectorDivisor": self.vector_divisor,
             "thresholdRule": self.threshold_rule,
             **({"generation": self.generation, "database": self.database} if self.generation else {}),
             "searchMs": round(self.elapsed_ms, 2),
