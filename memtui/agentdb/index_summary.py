@@ -4,6 +4,7 @@ source, the meta row (chunking and provenance versions, model, sources), vectors
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -55,6 +56,16 @@ def read_agent_index(path: Path) -> AgentIndexSummary:
         return _summary(conn)
 
 
+def chunk_ranges(path: Path, rel: str) -> list[tuple[int, int]]:
+    """(start line, end line) of each chunk the agent database at `path` indexes for the file `rel`, in order."""
+    with reading(path, "the memory index") as conn:
+        if "memory_index_chunks" not in table_names(conn):
+            return []
+        rows = conn.execute("SELECT start_line, end_line FROM memory_index_chunks WHERE path = ? "
+                            "ORDER BY start_line, end_line", (rel,)).fetchall()
+    return [(int(start), int(end)) for start, end in rows]
+
+
 def _counts(conn: Any, sql: str) -> dict[str, int]:
     return {str(key): int(count) for key, count in conn.execute(sql)}
 
@@ -89,10 +100,12 @@ def _summary(conn: Any) -> AgentIndexSummary:
                              int(last) if last is not None else None)
 
 
-def openclaw_view(generation: Generation) -> dict[str, Any]:
+def openclaw_view(generation: Generation, retired_keys: Sequence[str] = ()) -> dict[str, Any]:
     """OpenClaw's own layout and index for an agent, read without writing (the `openclaw` part of `status
-    --json`): the generation, its file and, for 2026.9, the agent database's counts per source."""
-    view: dict[str, Any] = {**generation.to_json(), "label": generation.label, "index": None, "error": None}
+    --json`): the generation, its file, for 2026.9 the agent database's counts per source, and the config keys
+    2026.9 retired (memtui does not read them)."""
+    view: dict[str, Any] = {**generation.to_json(), "label": generation.label, "index": None, "error": None,
+                            "retiredKeys": list(retired_keys)}
     if generation.name == AGENT_DB:
         try:
             view["index"] = read_agent_index(generation.path).to_json()

@@ -29,6 +29,18 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if path.startswith(home + os.sep) else path
 
 
+def _indexed_line(status: dict[str, Any]) -> str:
+    """`Indexed: 31/31 memory files (indexed/on disk) · 3 session transcripts · 46 chunks`: each number says what it
+    counts (memory files are compared with the disk, transcripts are not)."""
+    by_source = {entry["source"]: entry["files"] for entry in status["sourceCounts"]}
+    memory = by_source.get("memory", status["files"] - by_source.get("sessions", 0))
+    on_disk = status["scan"]["memoryFiles"]
+    parts = [f"{memory}/{on_disk} memory files (indexed/on disk)" if on_disk is not None else f"{memory} memory files"]
+    if "sessions" in by_source:
+        parts.append(f"{by_source['sessions']} session transcripts")
+    return f"Indexed: {' · '.join(parts)} · {status['chunks']} chunks"
+
+
 def render(status: dict[str, Any], deep: bool) -> list[str]:
     """Human lines for one agent's status."""
     lines = [f"Memory Search ({status['agentId']})"]
@@ -49,7 +61,7 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     lines.append(f"Sources: {', '.join(status['sources'])}")
     if status["extraPaths"]:
         lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")
-    lines.append(f"Indexed: {status['files']}/{status['scan']['memoryFiles']} files · {status['chunks']} chunks")
+    lines.append(_indexed_line(status))
     reason = status["custom"].get("dirtyReason")
     lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}" + (f" ({reason})" if reason else ""))
     lines.append(f"Store: {_home(status['dbPath'])}" + (" (read-only)" if status["readOnly"] else ""))
@@ -104,6 +116,9 @@ def render_openclaw(view: dict[str, Any]) -> list[str]:
     lines = [f"OpenClaw: {view['label']}" + (f" · {_home(view['path'])}" if view["generation"] != "none" else "")]
     if view.get("legacyPath"):
         lines.append(f"  a 2026.4 index is left beside it: {_home(view['legacyPath'])} (OpenClaw 2026.9 ignores it)")
+    if view.get("retiredKeys"):
+        lines.append(f"  retired in 2026.9, not read: {', '.join(view['retiredKeys'])} (OpenClaw 2026.9.6 runs no "
+                     "command on this config until `openclaw doctor --fix` moves or removes them)")
     index = view.get("index")
     if view.get("error"):
         lines.append(f"  OpenClaw's index: unreadable ({view['error']})")

@@ -84,7 +84,7 @@ class StatusReport:
             status["batch"] = batch_status()
         if self.last_sync:
             status["lastSync"] = self.last_sync.to_json()
-        status["openclaw"] = openclaw_view(self.env.generation)
+        status["openclaw"] = openclaw_view(self.env.generation, self.env.retired_keys)
         status["openclawStorePath"] = status["openclaw"]["path"]
         if deep:
             status["embeddingProbe"] = self._probe()

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from memtui.agentdb.generation import Generation, detect_generation
 from memtui.errors import ConfigError, PathError
@@ -21,10 +21,17 @@ from memtui.settings.config import (
     LoadedConfig,
     MemorySearchSettings,
     load_config_file,
+    memory_search_block,
     resolve_memory_search,
 )
 from memtui.settings.memtui_config import config_folder, ranking
-from memtui.settings.openclaw_2026_9 import apply_fixed_knobs, config_generation, retired_keys
+from memtui.settings.openclaw_2026_9 import (
+    apply_fixed_knobs,
+    config_generation,
+    retired_keys,
+    retired_paths,
+    without_retired,
+)
 from memtui.settings.paths import (
     default_agent_id,
     expand_user,
@@ -40,7 +47,8 @@ from memtui.settings.paths import (
     sessions_dir,
     workspace_path,
 )
-from memtui.settings.raw import citations_mode, memory_backend, normalize_agent_id
+from memtui.settings.raw import citations_mode, get_path, memory_backend, normalize_agent_id
+from memtui.settings.store import StoreSettings
 
 if TYPE_CHECKING:
     from memtui.settings.context import ContextSettings
@@ -69,6 +77,7 @@ class AgentEnv:
     requested_provider: str = "auto"
     provider_set_by: str = "memorySearch.provider"  # or "--provider" when the command line chose it
     warnings: list[str] = field(default_factory=list)
+    retired_keys: list[str] = field(default_factory=list)  # keys OpenClaw 2026.9 retired, not read (2026.9 only)
 
     @cached_property
     def citations(self) -> str:
@@ -141,6 +150,13 @@ def refuse_state_dir_store(store_path: Path, state_dir: Path) -> None:
                         "open it with --read-only, or give --store a path outside the state dir")
 
 
+def _store_template(raw: dict[str, Any], agent_id: str) -> str:
+    """`store.path` as the config sets it (unchecked), to find OpenClaw 2026.4's index before the settings are
+    read (which ones are read depends on the generation found)."""
+    value = get_path(memory_search_block(raw, agent_id), "store", "path")
+    return value if isinstance(value, str) and value.strip() else StoreSettings.path
+
+
 def resolve_agent(
     *,
     state_dir: str | None = None,
@@ -167,7 +183,19 @@ def resolve_agent(
         workspace_dir = workspace_path(workspace, env)
         if not workspace_dir.is_dir():
             raise PathError(f"workspace {workspace_dir} is not a directory")
+    generation = detect_generation(state, agent_id, openclaw_store_path(_store_template(loaded.raw, agent_id), state,
+                                                                        agent_id, env))
+    warnings = list(loaded.warnings)
+    retired: list[str] = []
+    layout = generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)
+    if layout == "2026.9":
+        # 2026.9.6 runs no command on a config with a retired key: its values are nobody's settings.
+        warnings.extend(retired_keys(loaded.raw))
+        retired = retired_paths(loaded.raw)
+        loaded = replace(loaded, raw=without_retired(loaded.raw))
     settings = resolve_memory_search(loaded.raw, agent_id, str(config_path))
+    if layout == "2026.9":
+        settings = apply_fixed_knobs(settings)
     requested = settings.provider
     if provider:
         settings = replace(settings, provider=provider.strip())
@@ -182,11 +210,6 @@ def resolve_agent(
     else:
         own = same_folder(workspace_dir, configured_workspace)
         store_path = memtui_store_path(state, agent_id, None if own else workspace_dir)
-    generation = detect_generation(state, agent_id, openclaw_store_path(settings.store.path, state, agent_id, env))
-    warnings = list(loaded.warnings)
-    if (generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)) == "2026.9":
-        settings = apply_fixed_knobs(settings)
-        warnings.extend(retired_keys(loaded.raw))
     tuned = ranking(config_folder(state, env))
     settings = replace(settings, query=replace(settings.query, month_boost=tuned.month_boost,
                                                memtui_weights=tuned.weights))
@@ -212,5 +235,6 @@ def resolve_agent(
         requested_provider=requested,
         provider_set_by="--provider" if provider else "memorySearch.provider",
         warnings=warnings,
+        retired_keys=retired,
         generation=generation,
     )
