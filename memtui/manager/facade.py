@@ -98,12 +98,14 @@ class MemoryManager(StatusReport, EventHub):
 
     def _select_provider(self) -> EmbeddingProvider | None:
         from memtui.embeddings.select import KEYLESS_2026_9, select_provider
+        from memtui.manager.local_2026_9 import local_selection
 
         # `none` reads no provider config; the ranking profile never picks the provider (one index, its vectors)
         providers = {} if self.settings.provider == "none" else self.env.providers
-        selection = select_provider(self.settings, providers, state_dir=self.env.state_dir,
-                                    agent_id=self.env.agent_id, set_by=self.env.provider_set_by,
-                                    keyless_note=KEYLESS_2026_9 if self.env.openclaw_layout == "2026.9" else None)
+        keyless = KEYLESS_2026_9 if self.env.openclaw_layout == "2026.9" else None
+        selection = local_selection(self.env, self.settings, providers) or select_provider(
+            self.settings, providers, state_dir=self.env.state_dir, agent_id=self.env.agent_id,
+            set_by=self.env.provider_set_by, keyless_note=keyless)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
         if selection.fallback_from:
