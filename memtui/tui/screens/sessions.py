@@ -27,7 +27,6 @@ from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge, usage_style
 from memtui.tui.widgets.sessions_2026_9 import (
     AgentSessions,
-    Layout,
     calls_summary,
     fit_columns,
     is_2026_9,
@@ -36,26 +35,30 @@ from memtui.tui.widgets.sessions_2026_9 import (
     recorded_bootstrap_summary,
     row_cells,
     session_detail,
+    short_key,
     source_header,
 )
+from memtui.tui.widgets.table_fit import Column, Layout, fit_layout
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
                 "size-only": "dim"}
 
 
-def session_summary(report: SessionReport, soft_tokens: int) -> Text:
-    """The gauge block for one session: numbers, token gauge, transcript gauge, flush state and reason."""
+def session_summary(report: SessionReport, soft_tokens: int, width: int = 60) -> Text:
+    """The gauge block for one session: numbers, token gauge, transcript gauge (`width` cells), flush state and
+    reason."""
     text = Text()
     text.append(f"{report.key}\n", style="bold")
     text.append(f"tokens {report.token_count:,} / window {report.context_window:,} "
                 f"({report.context_window_source}) · flush at {report.threshold:,} · soft band "
                 f"{report.threshold:,}–{report.threshold + soft_tokens:,}\n")
-    text.append_text(token_gauge(report.token_count, report.context_window, report.threshold, soft_tokens))
+    text.append_text(token_gauge(report.token_count, report.context_window, report.threshold, soft_tokens,
+                                 width=width))
     used = f"{report.percent_used:.1f}% of threshold" if report.percent_used is not None else "no threshold"
     text.append(f"  {used}\n", style=usage_style(report.token_count, report.threshold))
     size = report.transcript_bytes or 0
     text.append(f"transcript {human_bytes(size)} / force flush {human_bytes(report.force_flush_transcript_bytes)}\n")
-    text.append_text(bytes_gauge(size, report.force_flush_transcript_bytes))
+    text.append_text(bytes_gauge(size, report.force_flush_transcript_bytes, width=width))
     text.append("\nflush: ")
     state_style = usage_style(report.token_count, report.threshold) if report.flush_state == "below" else \
         _STATE_STYLE.get(report.flush_state, "")
@@ -63,6 +66,32 @@ def session_summary(report: SessionReport, soft_tokens: int) -> Text:
     text.append(f" — {report.flush_reason} · rule {report.flush_rule} · tokens from {report.token_source}"
                 f" · compactions {report.compaction_count}")
     return text
+
+
+def report_columns(agent_id: str) -> list[Column]:
+    """The 2026.4 sessions table's columns, in display order."""
+    return [
+        Column("key", "session", "session", lambda s, short: short_key(s.key, agent_id) if short else s.key, False),
+        Column("type", "type", "type", lambda s, _: s.chat_type, False),
+        Column("tokens", "tokens", "tokens", lambda s, _: f"{s.token_count:,}"),
+        Column("threshold", "threshold", "flush@", lambda s, _: f"{s.threshold:,}"),
+        Column("used", "used", "used",
+               lambda s, _: f"{s.percent_used:.1f}%" if s.percent_used is not None else "–"),
+        Column("flush", "flush", "flush", lambda s, _: s.flush_state, False),
+        Column("bytes", "transcript", "size", lambda s, _: human_bytes(s.transcript_bytes or 0)),
+    ]
+
+
+REPORT_DROP_ORDER = ("type", "bytes")  # the gauge below the table names both
+
+
+def report_cells(session: SessionReport, layout: Layout) -> list[Text]:
+    """The cells of one 2026.4 session for `layout`."""
+    usage = usage_style(session.token_count, session.threshold)
+    styles = {"used": usage, "flush": usage if session.flush_state == "below" else
+              _STATE_STYLE.get(session.flush_state, "")}
+    return [Text(column.cell(session, layout.short_keys), justify="right" if column.numeric else "left",
+                 style=styles.get(column.key, "")) for column in layout.columns]
 
 
 def bootstrap_summary(report: BootstrapReport, session_key: str | None) -> Text:
@@ -127,6 +156,7 @@ class SessionsScreen(Screen[None]):
         self.agent_db = is_2026_9(env)
         self.agent_sessions: AgentSessions | None = None
         self.agent_layout: Layout | None = None
+        self.report_layout: Layout | None = None
 
     def compose(self) -> ComposeResult:
         """Sessions table + gauges; bootstrap; startup context."""
@@ -156,17 +186,7 @@ class SessionsScreen(Screen[None]):
             self._mount_agent_db()
             return
         table = self.query_one("#sessions-table", DataTable)
-        for label, key in (("session", "key"), ("type", "type"), ("tokens", "tokens"), ("threshold", "threshold"),
-                           ("used", "used"), ("flush", "flush"), ("transcript", "bytes")):
-            table.add_column(label, key=key)
-        for session in self.report.sessions:
-            used = f"{session.percent_used:.1f}%" if session.percent_used is not None else "–"
-            table.add_row(Text(session.key), Text(session.chat_type), Text(f"{session.token_count:,}", justify="right"),
-                          Text(f"{session.threshold:,}", justify="right"),
-                          Text(used, justify="right", style=usage_style(session.token_count, session.threshold)),
-                          Text(session.flush_state, style=usage_style(session.token_count, session.threshold)
-                               if session.flush_state == "below" else _STATE_STYLE.get(session.flush_state, "")),
-                          Text(human_bytes(session.transcript_bytes or 0), justify="right"), key=session.key)
+        self._fill_report_table()
         if not self.report.sessions:
             self.query_one("#session-gauge", Static).update(
                 f"No sessions in {self.report.sessions_file}.")
@@ -227,9 +247,30 @@ class SessionsScreen(Screen[None]):
     def _table_width(self) -> int:
         """The cells a table row may use: the screen's width less a vertical scrollbar when rows overflow."""
         table = self.query_one("#sessions-table", DataTable)
-        rows = len(self.agent_sessions.sessions) if self.agent_sessions else 0
-        scrollbar = table.styles.scrollbar_size_vertical if rows + 1 > 11 else 0
-        return max(20, (table.size.width or self.size.width) - scrollbar)
+        if self.agent_db:
+            rows = len(self.agent_sessions.sessions) if self.agent_sessions else 0
+            scrollbar = table.styles.scrollbar_size_vertical if rows + 1 > 11 else 0
+        else:
+            rows = len(self.report.sessions)
+            scrollbar = table.styles.scrollbar_size_vertical if rows + 1 > (table.size.height or 14) else 0
+        return max(20, (table.size.width or self.app.size.width) - scrollbar)
+
+    def _fill_report_table(self, select: str | None = None) -> None:
+        """The 2026.4 sessions, with the columns that fit the width."""
+        layout = fit_layout(report_columns(self.env.agent_id), self.report.sessions, self._table_width(),
+                            REPORT_DROP_ORDER)
+        if layout == self.report_layout:
+            return
+        self.report_layout = layout
+        table = self.query_one("#sessions-table", DataTable)
+        table.clear(columns=True)
+        for column in layout.columns:
+            table.add_column(layout.label(column), key=column.key)
+        for session in self.report.sessions:
+            table.add_row(*report_cells(session, layout), key=session.key)
+        keys = [session.key for session in self.report.sessions]
+        if select in keys:
+            table.move_cursor(row=keys.index(select), animate=False)
 
     def _fill_agent_table(self, select: str | None) -> None:
         data = self.agent_sessions
@@ -247,10 +288,14 @@ class SessionsScreen(Screen[None]):
         self._show_agent_session()
 
     def on_resize(self, _event: events.Resize) -> None:
-        """Choose the columns again for the new width."""
+        """Choose the columns (and the gauges' width) again for the new width."""
         if self.agent_db and self.agent_sessions is not None:
             selected = self.selected_agent_session()
             self.call_after_refresh(self._fill_agent_table, selected.session.session_id if selected else None)
+        elif not self.agent_db:
+            selected_report = self.selected_session()
+            self.call_after_refresh(self._fill_report_table, selected_report.key if selected_report else None)
+            self.call_after_refresh(self._show_report_session)
 
     def selected_agent_session(self) -> SessionBudget | None:
         """The 2026.9 session under the cursor."""
@@ -308,9 +353,15 @@ class SessionsScreen(Screen[None]):
         session = self.selected_session()
         if session is None:
             return
-        self.query_one("#session-gauge", Static).update(
-            session_summary(session, self.report.settings.soft_threshold_tokens))
+        self._show_report_session()
         self._show_bootstrap(session.key)
+
+    def _show_report_session(self) -> None:
+        session = self.selected_session()
+        if session is not None:
+            width = max(10, min(60, self.size.width - 26))  # border, padding and "  100.0% of threshold"
+            self.query_one("#session-gauge", Static).update(
+                session_summary(session, self.report.settings.soft_threshold_tokens, width=width))
 
     def _show_bootstrap(self, session_key: str | None) -> None:
         self.bootstrap = bootstrap_report(self.env, session_key=session_key)

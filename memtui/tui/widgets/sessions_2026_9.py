@@ -4,7 +4,6 @@ calls, and the table columns that fit the terminal's width without cutting a num
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -17,6 +16,7 @@ from memtui.agentdb.sessions import MemoryToolCall, memory_tool_calls
 from memtui.agentdb.sessions_budget import SessionBudget, session_budgets
 from memtui.errors import MemtuiError
 from memtui.tui.widgets.gauge import bytes_gauge, human_bytes, token_gauge, usage_style
+from memtui.tui.widgets.table_fit import Column, Layout, fit_layout
 
 if TYPE_CHECKING:
     from memtui.settings.agent import AgentEnv
@@ -24,7 +24,6 @@ if TYPE_CHECKING:
 GENERATION = "2026.9"
 STATE_STYLE = {"due": "bold red", "soft": "bold yellow", "ok": "green", "flushed": "cyan", "disabled": "dim",
                "unknown": "dim", "ended": "dim"}
-CELL_PADDING = 1  # DataTable's default cell padding, each side
 TOP_HITS = 3
 
 
@@ -94,17 +93,6 @@ def source_header(data: AgentSessions) -> Text:
 
 # The table -------------------------------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Column:
-    """One table column: its key, its long and short label, its cell and whether the cell is a number."""
-
-    key: str
-    label: str
-    short: str
-    cell: Callable[[SessionBudget, bool], str]
-    numeric: bool = True
-
-
 def short_key(key: str | None, agent_id: str) -> str:
     """`agent:main:ops` → `ops` (the header names the agent)."""
     if not key:
@@ -149,44 +137,10 @@ def columns(agent_id: str) -> list[Column]:
 DROP_ORDER = ("window", "truncated", "events", "compactions", "transcript")
 
 
-@dataclass(frozen=True)
-class Layout:
-    """The columns chosen for a width: which, with which labels, and whether keys are shortened."""
-
-    columns: list[Column]
-    short_labels: bool
-    short_keys: bool
-    width: int
-
-    def label(self, column: Column) -> str:
-        return column.short if self.short_labels else column.label
-
-
-def _width(cols: list[Column], rows: list[SessionBudget], short_labels: bool, short_keys: bool) -> int:
-    total = 0
-    for column in cols:
-        label = column.short if short_labels else column.label
-        cells = [len(column.cell(row, short_keys)) for row in rows]
-        total += max([len(label), *cells]) + 2 * CELL_PADDING
-    return total
-
-
 def fit_columns(data: AgentSessions, width: int) -> Layout:
     """The widest layout whose rows fit `width` cells: long labels and full keys, then short keys, then short
     labels, then columns dropped in `DROP_ORDER` (window first when every session has the same one)."""
-    every = columns(data.agent_id)
-    rows = data.sessions
-    for short_keys, short_labels in ((False, False), (True, False), (True, True)):
-        used = _width(every, rows, short_labels, short_keys)
-        if used <= width:
-            return Layout(every, short_labels, short_keys, used)
-    chosen = list(every)
-    for key in DROP_ORDER:
-        chosen = [c for c in chosen if c.key != key]
-        used = _width(chosen, rows, True, True)
-        if used <= width:
-            break
-    return Layout(chosen, True, True, used)
+    return fit_layout(columns(data.agent_id), data.sessions, width, DROP_ORDER)
 
 
 def row_cells(row: SessionBudget, layout: Layout) -> list[Text]:
