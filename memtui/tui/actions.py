@@ -137,6 +137,7 @@ def bindings_for(pane: str) -> list[Binding]:
 
 
 PRIORITY_ACTIONS = frozenset(a.name for a in ACTIONS if a.priority)
+SCREEN_INDEPENDENT = frozenset({"help", "quit"})  # actions that work on every screen but a dialog
 
 
 def bound_keys(action_id: str, keymap: dict[str, str]) -> str:

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Footer, TabbedContent, TabPane
 
-from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, bindings_for, bound_keys
+from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, SCREEN_INDEPENDENT, bindings_for, bound_keys
 from memtui.tui.commands import MemtuiCommands
 from memtui.tui.controllers import (
     BrowserController,
@@ -41,7 +41,6 @@ from memtui.tui.widgets import (
     TracePanel,
 )
 
-SCREEN_INDEPENDENT = frozenset({"help", "quit"})
 MAIN_SCREEN_ACTIONS = frozenset(a.name for a in ACTIONS) - SCREEN_INDEPENDENT
 EDITOR_ACTIONS = frozenset({"save", "leave_edit"})
 GIL_SWITCH = 0.001  # seconds a worker thread may hold the GIL while the UI thread waits (Python's default: 5 ms)
