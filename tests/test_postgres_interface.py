@@ -16,8 +16,9 @@ from memtui.index.store.protocol import IndexStore
 from memtui.settings.config import resolve_memory_search
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memtui"
-# The store's users: searcher, indexer, manager, status, workspace identity.
-USERS = ("search/engine.py", "index/indexer.py", "manager/facade.py", "manager/status.py", "index/identity.py")
+# The store's users: searcher, indexer, manager, status, workspace identity, the in-memory accelerator.
+USERS = ("search/engine.py", "index/indexer.py", "manager/facade.py", "manager/status.py", "index/identity.py",
+         "search/accelerator.py", "search/fast_search.py")
 MEMBERS = {name for name in dir(IndexStore) if not name.startswith("_")} | set(IndexStore.__annotations__)
 
 

@@ -1,5 +1,5 @@
 """Child-process entry point of the accelerator build: `python -m memtui.search.accelerator_build` reads
-`{"path": ..., "vectors": ..., <Store options>}` as JSON on stdin and writes the pickled FastIndex to stdout.
+`{"path": ..., "vectors": ..., <reader_args of the store>}` as JSON on stdin and writes the pickled FastIndex to stdout.
 A stale or unreadable index exits 3 with the reason on stderr."""
 
 from __future__ import annotations
@@ -8,6 +8,7 @@ import json
 import pickle
 import sys
 from pathlib import Path
+from typing import Any
 
 from memtui.errors import StoreError
 from memtui.index.store import DriverError, Store
@@ -19,11 +20,12 @@ def main() -> int:
     request = json.loads(sys.stdin.buffer.read())
     vectors = bool(request.pop("vectors"))
     request["path"] = Path(request["path"])
-    if not request["path"].is_file():
+    postgres = request.pop("driver", "sqlite") == "postgres"
+    if not postgres and not request["path"].is_file():
         print(f"cannot open the index: {request['path']} does not exist", file=sys.stderr)
         return 3
     try:
-        store = Store(**request)
+        store = _postgres(request) if postgres else Store(**request)
     except (StoreError, DriverError, OSError) as exc:
         print(f"cannot open the index: {exc}", file=sys.stderr)
         return 3
@@ -36,6 +38,14 @@ def main() -> int:
         store.close()
     sys.stdout.buffer.write(pickle.dumps(index, protocol=pickle.HIGHEST_PROTOCOL))
     return 0
+
+
+def _postgres(request: dict[str, Any]) -> Store:
+    """The agent's index in PostgreSQL, opened read-only (`PostgresStore.reader_args`)."""
+    from memtui.index.store.postgres import PostgresStore
+    from memtui.search.tokenizer import PorterTokenizer
+
+    return PostgresStore(tokenizer=PorterTokenizer(), **request)  # type: ignore[return-value]  # an IndexStore
 
 
 if __name__ == "__main__":

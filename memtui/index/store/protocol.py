@@ -116,6 +116,29 @@ class IndexStore(Protocol):
     def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
         """Every chunk of a model with its JSON embedding."""
 
+    # -- what the in-memory accelerator reads (memtui.search.accelerator) -------------------
+
+    def journal_span(self) -> tuple[int, int] | None:
+        """(oldest kept seq - 1, newest seq) of the chunk change journal; None without one."""
+
+    def chunk_changes(self, after_seq: int) -> list[tuple[int, int, bool]]:
+        """(seq, chunk rowid, added) of every journal entry after `after_seq`, in order."""
+
+    def chunk_batch(self, after_rowid: int, size: int) -> list[tuple[int, str, str, str]]:
+        """(rowid, model, source, text) of up to `size` chunks after `after_rowid`, in rowid order."""
+
+    def vector_blobs(self) -> list[tuple[str, bytes]]:
+        """(chunk id, float32 little-endian vector) of every stored vector."""
+
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(rowid, id) of every chunk."""
+
+    def embedding_json(self, after_rowid: int, size: int) -> list[tuple[int, str]]:
+        """(rowid, embedding JSON) of up to `size` chunks after `after_rowid`."""
+
+    def reader_args(self) -> dict[str, Any]:
+        """What opens this index read-only in another process (`memtui.search.accelerator_build`)."""
+
     # -- writing ----------------------------------------------------------------------------
 
     def replace_file(self, *, path: str, source: str, digest: str, mtime: float, size: int,

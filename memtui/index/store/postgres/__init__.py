@@ -40,6 +40,7 @@ class PostgresStore(PostgresWrites):
         self.building = label is not None
         self.server = describe(url)
         self.url = url
+        self.agent, self.workspace = agent, workspace
         self.conn, vector_error = connect(url)
         self._vector_error = vector_error if vector_enabled else "disabled by store.vector.enabled"
         try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+from array import array
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,6 +51,10 @@ class PostgresReads:
     params: dict[str, Any]
     tokenizer: Tokenizer
     server: str
+    url: str
+    agent: str
+    workspace: str
+    building: bool
     _vector_error: str | None
 
     def _all(self, sql: str, **params: Any) -> list[tuple[Any, ...]]:
@@ -102,9 +107,33 @@ class PostgresReads:
         value = _json(self.meta_value(ISSUES_KEY))
         return value if isinstance(value, list) else []
 
-    def revision(self) -> None:
-        """None: search runs in the database, never in the in-memory accelerator (which would copy the index)."""
+    def revision(self) -> str | None:
+        """The live generation and the index's count of writes and flips (from any host): a process's in-memory
+        accelerator serves searches while it is unchanged. None for a rebuild's store, and while the server cannot
+        be read (a closed or lost connection: the searches that follow say why)."""
+        import psycopg
+
+        if self.building:
+            return None
+        try:
+            row = self._one("SELECT live_gen, revision FROM memtui.indexes WHERE id = %(ix)s")
+        except psycopg.Error:
+            return None
+        return None if row is None or row[0] is None else f"pg:{row[0]}:{row[1]}"
+
+    def journal_span(self) -> None:
+        """None: no change journal (a changed index is read anew by the accelerator)."""
         return None
+
+    def chunk_changes(self, after_seq: int) -> list[tuple[int, int, bool]]:
+        """Nothing: there is no change journal."""
+        return []
+
+    def reader_args(self) -> dict[str, Any]:
+        """What opens this index read-only in another process (`memtui.search.accelerator_build`)."""
+        return {"driver": "postgres", "url": self.url, "agent": self.agent, "workspace": self.workspace,
+                "path": str(self.path), "read_only": True, "fts_tokenizer": self.fts_tokenizer,
+                "vector_enabled": self.vector_enabled, "cache_enabled": self.cache_enabled}
 
     def check_external_writes(self) -> bool:
         """False: only memtui writes memtui's schema."""
@@ -154,6 +183,31 @@ class PostgresReads:
         rows = self._all(f"SELECT c.seq, {_ROW} FROM memtui.chunks c WHERE c.gen = {{gen}} AND c.seq = ANY(%(seqs)s)",
                          seqs=list(rowids))
         return {int(r[0]): _chunk(r[1:]) for r in rows}
+
+    def chunk_batch(self, after_rowid: int, size: int) -> list[tuple[int, str, str, str]]:
+        """(seq, model, source, text) of up to `size` chunks after `after_rowid`, in seq order."""
+        return [(int(r[0]), r[1], r[2], r[3]) for r in self._all(
+            "SELECT seq, model, source, text FROM memtui.chunks WHERE gen = {gen} AND seq > %(after)s ORDER BY seq "
+            "LIMIT %(size)s", after=after_rowid, size=size)]
+
+    def chunk_ids(self) -> list[tuple[int, str]]:
+        """(seq, id) of every chunk."""
+        return [(int(r[0]), r[1]) for r in self._all("SELECT seq, id FROM memtui.chunks WHERE gen = {gen}")]
+
+    def vector_blobs(self) -> list[tuple[str, bytes]]:
+        """(chunk id, float32 little-endian vector) of every vector, from pgvector's binary form (a 4-byte header,
+        then big-endian float4s)."""
+        if self._vector_error is not None:
+            return []
+        rows = self._all("SELECT c.id, substring(vector_send(v.vec) FROM 5) FROM memtui.vectors v JOIN "
+                         "memtui.chunks c ON c.gen = v.gen AND c.seq = v.seq WHERE v.gen = {gen}")
+        return [(chunk_id, _little_endian(bytes(blob))) for chunk_id, blob in rows]
+
+    def embedding_json(self, after_rowid: int, size: int) -> list[tuple[int, str]]:
+        """(seq, embedding JSON) of up to `size` chunks after `after_rowid`."""
+        return [(int(r[0]), r[1]) for r in self._all(
+            "SELECT seq, embedding FROM memtui.chunks WHERE gen = {gen} AND seq > %(after)s ORDER BY seq "
+            "LIMIT %(size)s", after=after_rowid, size=size)]
 
     # -- search -----------------------------------------------------------------------------
 
@@ -273,6 +327,14 @@ def _json(text: str | None) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def _little_endian(big: bytes) -> bytes:
+    """Big-endian float4s as little-endian ones (each 4-byte group reversed, whatever this machine's order)."""
+    values = array("f")
+    values.frombytes(big)
+    values.byteswap()
+    return values.tobytes()
 
 
 def _vector_text(vector: Sequence[float]) -> str:

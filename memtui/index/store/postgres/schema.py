@@ -27,8 +27,9 @@ SYNC_LOCK_SPACE = 0x6D74_7573  # "mtus"
 _DDL = (
     "CREATE SCHEMA IF NOT EXISTS memtui",
     "CREATE TABLE IF NOT EXISTS memtui.info (key text PRIMARY KEY, value text NOT NULL)",
+    # `revision` counts the index's writes and flips: a reader's in-memory copy is current while it is unchanged.
     "CREATE TABLE IF NOT EXISTS memtui.indexes (id serial PRIMARY KEY, agent text NOT NULL, workspace text NOT NULL, "
-    "live_gen bigint, host text, written timestamptz, UNIQUE (agent, workspace))",
+    "live_gen bigint, host text, written timestamptz, revision bigint NOT NULL DEFAULT 0, UNIQUE (agent, workspace))",
     "CREATE TABLE IF NOT EXISTS memtui.generations (gen bigserial PRIMARY KEY, index_id integer NOT NULL, "
     "label text, dims integer, chunks bigint NOT NULL DEFAULT 0, tokens bigint NOT NULL DEFAULT 0, "
     "created timestamptz NOT NULL DEFAULT now())",
@@ -143,7 +144,8 @@ def _upgrade_from_1(conn: Any) -> None:
 
 def _upgrade_from_2(conn: Any) -> None:
     """Version 2 → 3: each term's largest count and shortest chunk, the bounds the top-k search prunes with
-    (counted from the postings; a version-1 database gets them with its terms)."""
+    (counted from the postings; a version-1 database gets them with its terms), and each index's revision."""
+    conn.execute("ALTER TABLE memtui.indexes ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 0")
     have = {row[0] for row in conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = 'memtui.terms'::regclass "
                                            "AND attnum > 0 AND NOT attisdropped")}
     if "max_tf" not in have:

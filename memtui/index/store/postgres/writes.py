@@ -42,8 +42,6 @@ class PostgresWrites(PostgresReads):
     """Changes to one index; `_batch` is the open transaction of `batch()` (None outside one)."""
 
     _batch: _Batch | None
-    building: bool
-    url: str
 
     def _check_writable(self) -> None:
         if self.read_only:
@@ -75,8 +73,8 @@ class PostgresWrites(PostgresReads):
                 self._sign()
 
     def _sign(self) -> None:
-        """Record this host and the time as the index's last write (in the write's transaction)."""
-        self.conn.execute("UPDATE memtui.indexes SET host = %s, written = now() WHERE id = %s",
+        """Record this host and the time as the index's last write, and count it (in the write's transaction)."""
+        self.conn.execute("UPDATE memtui.indexes SET host = %s, written = now(), revision = revision + 1 WHERE id = %s",
                           (socket.gethostname(), self.index_id))
 
     def write_meta(self, value: str, key: str = META_KEY) -> None:
@@ -302,7 +300,8 @@ class PostgresWrites(PostgresReads):
                                         (self.index_id, str(source))).fetchone()
                 if row is None or row[0] is None:
                     raise StoreError(f"no rebuilt index {source} in the database to install")
-                self.conn.execute("UPDATE memtui.indexes SET live_gen = %s WHERE id = %s", (row[0], self.index_id))
+                self.conn.execute("UPDATE memtui.indexes SET live_gen = %s, revision = revision + 1 WHERE id = %s",
+                                  (row[0], self.index_id))
             self.drop_generations_before(int(row[0]))
 
     def drop_generations_before(self, gen: int) -> None:
