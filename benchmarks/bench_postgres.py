@@ -2,7 +2,9 @@
 queries, 5,183 abstracts), memtui profile, hybrid (`--keyword-only`: BM25 alone).
 
 Agent `main` indexes the SciFact workspace through `memtui index` on each store: nDCG@10 of each, identical top-10
-lists, and per-agent search p50/p95 (wall, this process's CPU, the server's mean CPU per search). With `--agents A`
+lists, and per-agent search p50/p95 (wall, this process's CPU, the server's mean CPU per search), answered by the
+store alone (a one-shot CLI process) and by the in-memory accelerator a long-running process (MCP server, TUI,
+watch) reads from the store (its build timed). With `--agents A`
 the database first holds A - 1 other agents of `--chunks` chunks each (default 10,000: 100 agents make 1M chunks),
 their text 3-7 SciFact sentences per chunk drawn at random (a real vocabulary, every agent different), written by
 the postgres store's own writer (COPY) and timed as write throughput; then `main` is searched among them, and the
@@ -21,6 +23,7 @@ run reuses the loaded agents) or a temporary folder, with the settings in `SERVE
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import json
 import os
@@ -31,7 +34,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -175,23 +178,47 @@ def searches(manager: MemoryManager, queries: list[tuple[str, str]], server: int
     return timing
 
 
+@contextlib.contextmanager
+def database_only(manager: MemoryManager) -> Iterator[None]:
+    """Searches inside answered by the store alone (FTS5 + sqlite-vec, or SQL), as a one-shot CLI process's are:
+    the in-memory accelerator is kept out."""
+    manager.fast.current = lambda store, *, vectors: None  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        del manager.fast.current
+
+
 def measure(env: AgentEnv, queries: list[tuple[str, str]], qrels: dict[str, dict[str, float]],
             server: int | None, provider: EmbeddingProvider | None) -> dict[str, Any]:
-    """Index `env` from scratch, then search every query twice (the second pass is timed); the postgres store
-    once more after VACUUM (ANALYZE), the state autovacuum brings the tables to (postings read index-only)."""
+    """Index `env` from scratch; then every query searched twice (the second pass timed) by the store alone (a
+    one-shot CLI process: FTS5 + sqlite-vec, or SQL), for postgres again after VACUUM (ANALYZE) (the state
+    autovacuum brings the tables to: postings read index-only); then the in-memory accelerator of a long-running
+    process (MCP server, TUI, watch) is read from the store and the queries searched through it."""
     rankings: dict[str, list[tuple[str, float]]] = {}
+    in_memory: dict[str, list[tuple[str, float]]] = {}
     with MemoryManager(env, provider=provider) as manager:
         report, index_ms, index_cpu, index_server = timed(lambda: manager.sync(force=True), server)
-        searches(manager, queries, server, rankings)
-        result = {"search": searches(manager, queries, server, rankings)}
-        if server is not None:
-            for table in ("postings", "chunks"):
-                manager.store.conn.execute(f"VACUUM (ANALYZE) memtui.{table}")
-            result["search_vacuumed"] = searches(manager, queries, server, rankings)
+        with database_only(manager):
+            searches(manager, queries, server, rankings)
+            result = {"search_database": searches(manager, queries, server, rankings)}
+            if server is not None:
+                for table in ("postings", "chunks", "vectors", "terms"):
+                    manager.store.conn.execute(f"VACUUM (ANALYZE) memtui.{table}")
+                result["search_database_vacuumed"] = searches(manager, queries, server, rankings)
+        built, build_ms, build_cpu, build_server = timed(
+            lambda: manager.fast.prepare(manager.store, vectors=provider is not None), server)
+        assert built is not None, "the accelerator could not be built"
+        result["accelerator_build"] = {"wall_s": round(build_ms / 1000, 2), "cpu_s": round(build_cpu / 1000, 2),
+                                       "server_cpu_s": round(build_server / 1000, 2)}
+        searches(manager, queries, server, in_memory)
+        result["search_in_memory"] = searches(manager, queries, server, in_memory)
     ndcg = statistics.fmean(ndcg_at_k(rankings[qid], qrels[qid], 10) for qid, _ in queries)
     return {"ndcg@10": round(ndcg, 4), "chunks": report.chunks_written, "index_s": round(index_ms / 1000, 2),
             "index_cpu_s": round(index_cpu / 1000, 2), "index_server_cpu_s": round(index_server / 1000, 2),
-            **result, "rankings": rankings}
+            **result, "in_memory_top10_as_database": sum(
+                [d for d, _ in in_memory[qid]] == [d for d, _ in rankings[qid]] for qid, _ in queries),
+            "rankings": rankings}
 
 
 def corpus_sentences(corpus: Path) -> list[str]:
