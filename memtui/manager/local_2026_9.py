@@ -9,14 +9,17 @@ to the llama.cpp provider plugin (`benchmarks/openclaw_record/OPENCLAW-2026.9.6.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memtui.embeddings.local import HF_PREFIX
-from memtui.embeddings.model_store import installed_model_path
 from memtui.embeddings.select import DEFAULT_LOCAL_MODEL, ProviderSelection, fallback_provider
-from memtui.settings.agent import AgentEnv
-from memtui.settings.config import MemorySearchSettings
 from memtui.settings.paths import expand_user
-from memtui.settings.providers import ModelProviders
+
+if TYPE_CHECKING:  # the model catalog is parsed only when a provider needs it
+    from memtui.settings.agent import AgentEnv
+    from memtui.settings.config import MemorySearchSettings
+    from memtui.settings.providers import ModelProviders
+
+HF_PREFIX = "hf:"
 
 LOCAL_2026_9 = ('OpenClaw 2026.9.6 itself fails its memory index and search with this config ("Unknown memory '
                 'embedding provider: local": its local embeddings are the llama.cpp provider plugin\'s, '
@@ -41,6 +44,8 @@ def _in_hf_cache(spec: str, cache_dir: str | None) -> bool:
 def local_model_missing(settings: MemorySearchSettings, state_dir: Path) -> str | None:
     """Why the `local` provider of a 2026.9 agent is not started — no model file on this disk, and memtui
     downloads none at run time — with what OpenClaw does and what to do; None when a model file is there."""
+    from memtui.embeddings.model_store import installed_model_path
+
     spec = (settings.local.model_path or "").strip()
     if not spec:
         if installed_model_path(state_dir) is not None:
