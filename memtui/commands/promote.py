@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+from typing import Any
 
+from memtui.agentdb.plugin_state import global_db_path, state_reference
 from memtui.commands.args import agent_from_args
 from memtui.dreaming.promotion import ApplyGates, apply_promotions, list_candidates
 from memtui.dreaming.ranking import Candidate
@@ -77,11 +79,17 @@ def run(args: argparse.Namespace) -> int:
                            min_unique_queries=args.min_unique_queries, limit=args.limit)
         result = apply_promotions(env.workspace_dir, candidates, tz=tz, gates=gates)
     if args.json:
-        payload = {"workspaceDir": str(env.workspace_dir), "candidates": [c.to_json() for c in candidates]}
+        payload: dict[str, Any] = {"workspaceDir": str(env.workspace_dir)}
+        if env.openclaw_layout == "2026.9":  # as 2026.9.6's `memory promote --json` names its store
+            payload.update(storePath=state_reference("recall", env.workspace_dir),
+                           database=str(global_db_path(env.state_dir)))
+        payload["candidates"] = [c.to_json() for c in candidates]
         if result is not None:
             payload["applied"] = result.to_json()
         print(json.dumps(payload, indent=2, ensure_ascii=False))
         return 0
+    if env.openclaw_layout == "2026.9":
+        print(f"Recall store: OpenClaw 2026.9's {global_db_path(env.state_dir)} (read-only)")
     if not candidates:
         print("No promotion candidates.")
     else:

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from memtui.dreaming.recall_store import dreams_dir
+from memtui.dreaming.recall_store import dreams_dir, refuse_2026_4_state
 from memtui.errors import MemtuiError
 
 LOCK_NAME = "short-term-promotion.lock"
@@ -73,6 +73,7 @@ def short_term_lock(
     Waits up to `wait_seconds` for another holder, steals a lock older than `stale_seconds` whose
     process is gone, and raises `LockBusyError` naming the holder when the wait runs out.
     """
+    refuse_2026_4_state(workspace_dir)  # every writer of the dreaming state holds this lock
     path = lock_path(workspace_dir).absolute()
     with _held_guard:
         if path in _held:

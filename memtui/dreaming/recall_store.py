@@ -10,10 +10,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from memtui.agentdb.plugin_state import bound_database, short_term_store
 from memtui.atomic import atomic_write_text
 from memtui.dreaming.concepts import MAX_CONCEPT_TAGS, derive_concept_tags
 from memtui.dreaming.contamination import is_contaminated_snippet
-from memtui.errors import MemtuiError
+from memtui.errors import MemtuiError, StoreError
 from memtui.jscompat import js_number, js_squash, js_stringify, js_trim_end, parse_json, sha1_hex
 
 DREAMS_DIR = Path("memory") / ".dreams"
@@ -283,6 +284,32 @@ def dreams_dir(workspace_dir: Path) -> Path:
     return workspace_dir / DREAMS_DIR
 
 
+def refuse_2026_4_state(workspace_dir: Path) -> None:
+    """Raise DreamingError when `workspace_dir` belongs to an OpenClaw 2026.9 agent: its dreaming state lives in
+    the global database, and a 2026.4 file here is what `openclaw doctor --fix` imports as the agent's own."""
+    database = bound_database(workspace_dir)
+    if database is not None:
+        raise DreamingError(
+            f"{workspace_dir} is an OpenClaw 2026.9 agent's workspace: 2026.9 keeps the dreaming state (short-term "
+            f"recalls, phase signals, ingestion) in its global database {database} (table plugin_state_entries, "
+            "plugin memory-core), which memtui reads but never writes; memtui does not write 2026.4's "
+            "memory/.dreams/*.json here either, since `openclaw doctor --fix` would import it as the agent's own "
+            "recall state",
+            "let OpenClaw write it: `openclaw memory promote --apply` promotes, OpenClaw's dreaming runs the sweep "
+            "(`memtui promote` and `promote-explain` show its candidates read-only)")
+
+
+def _state(workspace_dir: Path, name: str, kind: str) -> Any:
+    """The raw store: 2026.4's JSON file, or for a 2026.9 workspace the same object from OpenClaw's database."""
+    database = bound_database(workspace_dir)
+    if database is None:
+        return read_json_state(dreams_dir(workspace_dir) / name)
+    try:
+        return short_term_store(database, workspace_dir, kind)
+    except StoreError as exc:
+        raise DreamingError(exc.message, exc.hint) from None
+
+
 def read_json_state(path: Path) -> Any:
     """Parse a JSON state file; None when missing; a clear error (file untouched) when corrupt."""
     try:
@@ -303,14 +330,18 @@ def read_json_state(path: Path) -> Any:
 
 
 def write_json_state(path: Path, data: Any, *, root: Path | None = None) -> None:
-    """Write JSON as `JSON.stringify(data, null, 2)` plus a newline, atomically."""
+    """Write JSON as `JSON.stringify(data, null, 2)` plus a newline, atomically (refused in a 2026.9 workspace,
+    `root`)."""
+    if root is not None:
+        refuse_2026_4_state(root)
     atomic_write_text(path, js_stringify(data, 2) + "\n", root=root)
 
 
 def load_recall_store(workspace_dir: Path, now_iso: str = "") -> RecallStore:
-    """Read `short-term-recall.json` (empty store when missing); invalid and contaminated entries are dropped;
-    missing timestamps read as `now_iso`."""
-    raw = read_json_state(dreams_dir(workspace_dir) / RECALL_STORE_NAME)
+    """Read `short-term-recall.json` (empty store when missing) — for a 2026.9 workspace the recall rows of
+    OpenClaw's global database, read-only; invalid and contaminated entries are dropped; missing timestamps read
+    as `now_iso`."""
+    raw = _state(workspace_dir, RECALL_STORE_NAME, "recall")
     if not isinstance(raw, dict):
         return RecallStore(updated_at=now_iso)
     updated = raw.get("updatedAt")
@@ -334,9 +365,10 @@ def save_recall_store(workspace_dir: Path, store: RecallStore) -> None:
 
 
 def load_phase_signals(workspace_dir: Path, now_iso: str = "") -> PhaseSignalStore:
-    """Read `phase-signals.json` like OpenClaw's `normalizePhaseSignalStore` (empty when missing or corrupt)."""
+    """Read `phase-signals.json` like OpenClaw's `normalizePhaseSignalStore` (empty when missing or corrupt) — for a
+    2026.9 workspace the phase rows of OpenClaw's global database."""
     try:
-        raw = read_json_state(dreams_dir(workspace_dir) / PHASE_SIGNALS_NAME)
+        raw = _state(workspace_dir, PHASE_SIGNALS_NAME, "phase")
     except DreamingError:
         raw = None
     entries = raw.get("entries") if isinstance(raw, dict) else None

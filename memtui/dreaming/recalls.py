@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import datetime, tzinfo
 from pathlib import Path
 
+from memtui.agentdb.plugin_state import bound_database
 from memtui.dreaming.clock import dreaming_day, resolve_now
 from memtui.dreaming.contamination import is_contaminated_snippet
 from memtui.dreaming.lock import short_term_lock
@@ -127,8 +128,11 @@ def record_search_hits(
 ) -> int:
     """Record `memory_search` / CLI search hits `(path, start, end, score, snippet, source)`.
 
-    Only `memory`-source hits on short-term paths count; returns how many were recorded.
+    Only `memory`-source hits on short-term paths count; returns how many were recorded. Nothing is recorded for
+    an OpenClaw 2026.9 agent's workspace, whose recall state is OpenClaw's database (memtui never writes it).
     """
+    if bound_database(Path(workspace_dir)) is not None:
+        return 0
     usable = [
         Hit(path, start, end, score, snippet)
         for path, start, end, score, snippet, source in hits

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.agentdb.generation import Generation, detect_generation
+from memtui.agentdb.plugin_state import bind_workspace
 from memtui.errors import ConfigError, PathError
 from memtui.settings.config import (
     PROFILES,
@@ -196,6 +197,8 @@ def resolve_agent(
     settings = resolve_memory_search(loaded.raw, agent_id, str(config_path))
     if layout == "2026.9":
         settings = apply_fixed_knobs(settings)
+    # The dreaming code is given workspaces: this one's recall state is OpenClaw 2026.9's database, or its files.
+    bind_workspace(workspace_dir, state if layout == "2026.9" else None)
     requested = settings.provider
     if provider:
         settings = replace(settings, provider=provider.strip())
