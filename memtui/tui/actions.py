@@ -2,7 +2,10 @@
 
 `panes` says where an action's key works: "app" binds it on the app (the whole main screen); any other name
 binds it on that pane's widget, so its key works, and its short label shows in the footer, only while that
-pane has the focus. One id may be bound in several panes; the keymap remaps it everywhere.
+pane has the focus. One id may be bound in several panes; the keymap remaps it everywhere. Bound on the app
+and in panes, the app's binding is the fallback everywhere else on the main screen and stays out of the footer.
+`hot` keys (k9s's hot keys) show in the footer after the pane's when the width leaves room for them, in
+`HOT_KEYS` order.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ class UserAction:
     help: str
     panes: tuple[str, ...] = ("app",)
     footer: bool = False
+    hot: bool = False  # in the footer when the width leaves room
     priority: bool = False  # handled before the focused widget sees the key (off while a text box has the focus)
 
     @property
@@ -57,21 +61,21 @@ ACTIONS: tuple[UserAction, ...] = (
     UserAction("tuning.toggle", "t", "toggle_tuning", "tuning: Show / hide the tuning panel", "tune",
                "Weights, candidate multiplier, minScore, maxResults, MMR, decay, profile.", footer=True),
     UserAction("search.explain", "x", "explain_query", "search: Explain the query", "explain",
-               "The compiled keyword query, dropped terms, weights, thresholds and counts."),
+               "The compiled keyword query, dropped terms, weights, thresholds and counts.", hot=True),
     UserAction("whynot.location", "W", "why_not_location", "why-not: Explain a chunk by path:line", "why path",
-               "Type a location like memory/2026-04-20.md:12."),
+               "Type a location like memory/2026-04-20.md:12.", hot=True),
     UserAction("curate.note", "n", "append_note", "curate: Append a note to today's log", "note",
-               "Adds a bullet to memory/<today>.md."),
+               "Adds a bullet to memory/<today>.md.", hot=True),
     UserAction("screen.sessions", "s", "sessions", "session: Show sessions and context budgets", "sessions",
-               "Token use vs the flush threshold, bootstrap truncation, startup context."),
+               "Token use vs the flush threshold, bootstrap truncation, startup context.", hot=True),
     UserAction("screen.dreams", "d", "dreams", "dreams: Show promotion candidates", "dreams",
-               "Short-term recall candidates and their scores; promote them into MEMORY.md."),
+               "Short-term recall candidates and their scores; promote them into MEMORY.md.", hot=True),
     UserAction("screen.recalls", "a", "recalls", "agent: Show the agent's own memory calls", "agent calls",
                "Every memory_search / memory_get the agent made; replay one against today's index."),
     UserAction("screen.fleet", "F", "fleet", "fleet: Show every agent of the PostgreSQL store", "fleet",
                "Every agent's index in the database, one search over all of them, any agent's memory read-only."),
     UserAction("index.status", "i", "index_status", "index: Show full status", "status",
-               "Provider, index, search capabilities, fallbacks and file issues."),
+               "Provider, index, search capabilities, fallbacks and file issues.", hot=True),
     UserAction("index.health", "H", "index_health", "index: Check the index against the disk", "health",
                "Files changed, new or deleted since indexed, cut differently, vectors of another model."),
     UserAction("index.sync", "ctrl+r", "sync", "index: Sync now", "sync", "Incremental re-index in the background."),
@@ -123,7 +127,7 @@ ACTIONS: tuple[UserAction, ...] = (
     UserAction("tuning.copy", "J", "copy_tuning", "tuning: Copy the JSON5 config snippet", "copy JSON5",
                "The openclaw.json block that makes the tuned values permanent.", ("tuning",), True),
     UserAction("tuning.reset", "ctrl+t", "reset_tuning", "tuning: Reset to the configured values", "reset",
-               "Forget live tuning.", ("tuning",), True),
+               "Forget live tuning (from any pane).", ("tuning", "app"), True),
 )
 
 ACTIONS_BY_ID = {a.id: a for a in ACTIONS}
@@ -132,11 +136,14 @@ ACTIONS_BY_ID = {a.id: a for a in ACTIONS}
 def bindings_for(pane: str) -> list[Binding]:
     """Textual bindings of the actions bound in `pane` ("app" for the app), each with its id for the keymap."""
     prefix = "" if pane == "app" else "app."
-    return [Binding(a.keys, prefix + a.action, a.label, show=a.footer, id=a.id, tooltip=a.help,
-                    priority=a.priority) for a in ACTIONS if pane in a.panes]
+    return [Binding(a.keys, prefix + a.action, a.label, id=a.id, tooltip=a.help, priority=a.priority,
+                    show=(a.footer or a.hot) and (pane != "app" or a.panes == ("app",)))
+            for a in ACTIONS if pane in a.panes]
 
 
 PRIORITY_ACTIONS = frozenset(a.name for a in ACTIONS if a.priority)
+# The footer's hot keys, the first kept longest when the width is short.
+HOT_KEYS = ("screen.sessions", "screen.dreams", "curate.note", "whynot.location", "search.explain", "index.status")
 SCREEN_INDEPENDENT = frozenset({"help", "quit"})  # actions that work on every screen but a dialog
 
 

@@ -14,7 +14,7 @@ from textual.app import App, ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import ModalScreen
-from textual.widgets import Footer, TabbedContent, TabPane
+from textual.widgets import TabbedContent, TabPane
 
 from memtui.tui.actions import ACTIONS, PRIORITY_ACTIONS, SCREEN_INDEPENDENT, bindings_for, bound_keys
 from memtui.tui.commands import MemtuiCommands
@@ -33,6 +33,7 @@ from memtui.tui.screens.help import help_intro, key_rows, live_bindings
 from memtui.tui.widgets import (
     FileViewer,
     FilterInput,
+    HotKeysFooter,
     IndexStatusBar,
     MemoryBrowser,
     ResultsTable,
@@ -98,7 +99,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
                     with TabPane("File", id="tab-file"):
                         yield FileViewer(id="viewer")
         yield IndexStatusBar(id="status-bar")
-        yield Footer(compact=True)
+        yield HotKeysFooter()
 
     def on_mount(self) -> None:
         """Apply the keymap, title the panes and listen to the engine; once the first frame is on the screen, list

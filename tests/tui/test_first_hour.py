@@ -4,8 +4,11 @@ rows, the clipboard toast, the tuning rows, and the background of a dialog after
 
 from __future__ import annotations
 
-from pilot import settle
+import pytest
+from pilot import search, settle
 from textual.command import CommandList, CommandPalette
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey
 
 from memtui.manager import MemoryManager
 from memtui.tui.screens.sessions import SessionsScreen
@@ -46,3 +49,47 @@ async def test_palette_lists_what_works_on_the_screen(manager: MemoryManager, ma
         await settle(app, pilot)
         titles = await palette_titles(app, pilot)
         assert "dreams: Promote" in titles and "view: Go to the files" not in titles
+
+
+def footer_keys(app) -> list[str]:
+    """The keys the footer shows, each whole on the screen, in order."""
+    footer = app.screen.query_one(Footer)
+    shown = [key for key in footer.query(FooterKey) if key.display and key.region.width]
+    assert all(key.region.right <= footer.region.right for key in shown)
+    return [key.key for key in sorted(shown, key=lambda key: key.region.x)]
+
+
+@pytest.mark.parametrize(("size", "hot"), [((80, 24), []), ((120, 36), ["W", "n", "s", "d"]),
+                                           ((200, 50), ["x", "W", "n", "s", "d", "i"])])
+async def test_footer_shows_the_hot_keys_that_fit(manager: MemoryManager, make_app, size, hot) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=size) as pilot:
+        await settle(app, pilot)
+        app.results.focus()
+        await settle(app, pilot)
+        keys = footer_keys(app)
+        assert keys[:4] == ["enter", "w", "e", "p"] and keys[-3:] == ["question_mark", "q", "ctrl+p"]
+        assert [key for key in keys if key in {"x", "W", "n", "s", "d", "i"}] == hot
+
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.results.focus()
+        await pilot.resize_terminal(200, 50)
+        await settle(app, pilot)
+        assert {"x", "W", "n", "s", "d", "i"} <= set(footer_keys(app))
+
+
+async def test_ctrl_t_resets_the_tuning_from_any_pane(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("t", "down", "down", "right")
+        await settle(app, pilot)
+        assert app.tuning != app.configured_tuning
+        await pilot.press("2")
+        assert app.browser.has_focus
+        await pilot.press("ctrl+t")
+        await settle(app, pilot)
+        assert app.tuning == app.configured_tuning
+        assert app.tuning_panel is not None and app.tuning_panel.tuning == app.configured_tuning
