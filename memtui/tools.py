@@ -126,11 +126,16 @@ def error_payload(error: str) -> dict[str, Any]:
 
 def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, lines: int | None = None,
                extra_paths: tuple[str, ...] = (), max_chars: int = DEFAULT_GET_MAX_CHARS,
-               default_lines: int = DEFAULT_GET_LINES) -> dict[str, Any]:
+               default_lines: int = DEFAULT_GET_LINES, generation: str = "2026.4") -> dict[str, Any]:
     """`memory_get`: read a window of a memory file; errors come back as `{path, text:"", disabled, error}`.
     An empty path is a tool input error (ToolInputError), as in OpenClaw; a path outside the memory files is
     "path required" (OpenClaw's word), and a symlink, FIFO, socket, device, folder or a file with another
-    hard link is "path required: <why>" (README, "memory_get")."""
+    hard link is "path required: <why>" (README, "memory_get").
+
+    For a 2026.9 agent (`generation` "2026.9") the answer has 2026.9.6's shape (`read-file.ts`, `tools.ts`):
+    `status` "ok" first, `{status: "not_found", text: "", path}` for a missing file, errors as
+    `{path, text: "", status: "error", code, error}`; and a file's final newline ends its last line rather than
+    starting an empty one."""
     from memtui.index.workspace import memory_location, rel_path  # not loaded by a search-only process
 
     if not isinstance(path, str) or not js_trim(path):
@@ -139,29 +144,56 @@ def memory_get(workspace_dir: Path, path: str, *, from_line: int | None = None, 
     try:
         location = memory_location(workspace_dir, path, extra_paths)
     except PathError as exc:
-        return {"path": path, "text": "", "disabled": True, "error": exc.message}
+        return _refused(path, exc.message, generation)
     relative = rel_path(workspace_dir, location.target)
     start, count = _window(from_line, lines, default_lines)
     try:
         with location.open() as handle:
             # A line is kept up to 3 bytes per UTF-16 unit past the budget: enough to cut it as the whole would be.
-            selected, more_in_file = _lines_of(handle, start, count, keep=3 * (max(1, max_chars) + 2))
+            selected, more_in_file = _lines_of(handle, start, count, keep=3 * (max(1, max_chars) + 2),
+                                               newline_ends_line=generation == "2026.9")
     except (FileNotFoundError, NotADirectoryError):  # OpenClaw answers a path through a file as not found too
-        return {"text": "", "path": relative}
+        return {"status": "not_found", "text": "", "path": relative} if generation == "2026.9" else \
+            {"text": "", "path": relative}
     except EscapeError as exc:  # OpenClaw's "path required", and why
-        return {"path": path, "text": "", "disabled": True, "error": f"path required: {exc.message}"}
+        return _refused(path, f"path required: {exc.message}", generation)
     except IsADirectoryError:
-        return {"path": path, "text": "", "disabled": True, "error": f"path required: {path} is a folder"}
+        return _refused(path, f"path required: {path} is a folder", generation)
     except OSError as exc:
-        return {"path": path, "text": "", "disabled": True, "error": f"not readable ({exc.strerror})"}
-    return _window_result(selected, more_in_file, start, relative, max_chars=max_chars,
-                          suggest_read=_is_workspace_memory_path(relative))
+        return _refused(path, f"not readable ({exc.strerror})", generation)
+    result = _window_result(selected, more_in_file, start, relative, max_chars=max_chars,
+                            suggest_read=_is_workspace_memory_path(relative))
+    return {"status": "ok", **result} if generation == "2026.9" else result
 
 
-def _lines_of(handle: BinaryIO, start: int, count: int, *, keep: int) -> tuple[list[str], bool]:
+NOT_ALLOWED_2026_9 = "path is not an allowed Markdown memory file"
+
+
+def _refused(path: str, error: str, generation: str) -> dict[str, Any]:
+    """A refused read: 2026.4's `{path, text, disabled, error}`, or 2026.9.6's `{path, text, status: "error",
+    code, error}` (a path outside the memory files in its own words, `MEMORY_PATH_NOT_ALLOWED`)."""
+    if generation != "2026.9":
+        return {"path": path, "text": "", "disabled": True, "error": error}
+    if error == "path required":
+        return {"path": path, "text": "", "status": "error", "code": "MEMORY_PATH_NOT_ALLOWED",
+                "error": NOT_ALLOWED_2026_9}
+    return {"path": path, "text": "", "status": "error", "code": "MEMORY_READ_FAILED", "error": error}
+
+
+def is_not_found(result: dict[str, Any]) -> bool:
+    """Whether a `memory_get` answer says the file does not exist (2026.9: `status` not_found; 2026.4: no window
+    and no error)."""
+    if "status" in result:
+        return result["status"] == "not_found"
+    return "from" not in result and not result.get("error")
+
+
+def _lines_of(handle: BinaryIO, start: int, count: int, *, keep: int,
+              newline_ends_line: bool = False) -> tuple[list[str], bool]:
     """Lines `start`…`start + count - 1` (1-based, split at `\\n` as `str.split`) of a file read in blocks, each
     cut after `keep` bytes and decoded (invalid UTF-8 replaced), and whether the file has lines after them:
-    what `read_window` takes from the whole text, without holding more than the window in memory."""
+    what `read_window` takes from the whole text, without holding more than the window in memory. With
+    `newline_ends_line` (2026.9.6's `buildMemoryReadResult`), the empty piece after a final `\\n` is no line."""
     first, stop = start - 1, start - 1 + count
     selected: list[bytes] = []
     line = bytearray()
@@ -180,8 +212,9 @@ def _lines_of(handle: BinaryIO, start: int, count: int, *, keep: int) -> tuple[l
             index += 1
             at = end + 1
             if index >= stop:
-                return [b.decode("utf-8", errors="replace") for b in selected], True
-    if first <= index:
+                more = not newline_ends_line or at < len(block) or bool(handle.read(1))
+                return [b.decode("utf-8", errors="replace") for b in selected], more
+    if first <= index and (line or not newline_ends_line):
         selected.append(bytes(line))
     return [b.decode("utf-8", errors="replace") for b in selected], False
 

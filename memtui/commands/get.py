@@ -8,7 +8,7 @@ import sys
 from memtui.backend import open_manager
 from memtui.commands.args import agent_from_args
 from memtui.commands.output import print_json
-from memtui.tools import memory_get
+from memtui.tools import NOT_ALLOWED_2026_9, is_not_found, memory_get
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -33,11 +33,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = memory_get(env.workspace_dir, args.path, from_line=args.from_line, lines=args.lines,
                             extra_paths=env.settings.memory_paths, max_chars=env.context.memory_get_max_chars,
-                            default_lines=env.context.memory_get_default_lines)
+                            default_lines=env.context.memory_get_default_lines, generation=env.openclaw_layout)
     if args.json:
         print_json(result)
-        return 1 if result.get("error") else 0
-    if result.get("error") == "path required":
+        return 1 if result.get("error") or is_not_found(result) else 0
+    if is_not_found(result):
+        print(f"memtui: error: {result['path']}: not found (no such memory file)",
+              file=sys.stderr)
+        return 1
+    if result.get("error") in ("path required", NOT_ALLOWED_2026_9):
         print(f"memtui: error: {args.path}: not a memory file (allowed: MEMORY.md, DREAMS.md, memory/**/*.md, "
               "extra paths; .md only, relative to the workspace)", file=sys.stderr)
         return 1

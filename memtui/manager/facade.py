@@ -590,4 +590,4 @@ class MemoryManager(StatusReport, EventHub):
         context = self.env.context
         return memory_get(self.env.workspace_dir, path, from_line=from_line, lines=lines,
                           extra_paths=self.settings.memory_paths, max_chars=context.memory_get_max_chars,
-                          default_lines=context.memory_get_default_lines)
+                          default_lines=context.memory_get_default_lines, generation=self.env.openclaw_layout)
