@@ -144,7 +144,8 @@ def test_an_all_zero_vector_from_the_provider_never_reaches_cache_or_index(agent
                                                                           server: ZeroingServer) -> None:
     done = _cli(agent, "index")
     assert done.returncode == 0, done.stderr
-    assert "openai embeddings failed: vector 1 is all zeros; it cannot be searched by similarity" in done.stdout
+    # The provider embeds other text: the chunk has no vector of its own, not an outage (test_zero_vector_chunks)
+    assert "failed" not in done.stdout
     assert _zero_rows(agent) == {"cache": 0, "column": 0, "table": 0}
     searched = _json(agent, "search", "green tea")
     assert [hit["path"] for hit in searched["results"]] == ["memory/2026-04-01.md"]

@@ -14,7 +14,8 @@ from memtui.index.health import INDEXES, agent_index_health
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
     """Add the `health` subcommand."""
     p = subparsers.add_parser("health", parents=parents, help="diff an index against the files on disk and a "
-                              "fresh index (changed, new, deleted, cut differently, other model)")
+                              "fresh index (changed, new, deleted, cut differently, other model, vectors without "
+                              "a direction, touched)")
     p.add_argument("--index", choices=INDEXES, help="which index: OpenClaw's own (the default when it has one) "
                    "or memtui's")
     p.add_argument("--json", action="store_true", help="print JSON")
@@ -32,9 +33,12 @@ def run(args: argparse.Namespace) -> int:
     print(f"{health.label} ({health.path})")
     print(f"{health.files} memory files and {health.chunks} chunks indexed · model {health.model or 'none'} · last "
           f"written {written} · {health.files_on_disk} memory files on disk")
-    if health.healthy:
+    if health.healthy and not health.rows:
         print("Healthy: every file on disk is indexed as it is now, cut as a fresh index would cut it.")
         return 0
+    if health.healthy:
+        print("Healthy: every file on disk is indexed as it is now, cut as a fresh index would cut it; only touched "
+              "(modified time changed, content unchanged):")
     counts = ", ".join(f"{count} {kind}" for kind, count in health.counts().items() if count)
     print(f"Differences: {counts}")
     width = max(len(row.path) for row in health.rows)

@@ -29,6 +29,25 @@ def _home(path: str) -> str:
     return "~" + path[len(home):] if path.startswith(home + os.sep) else path
 
 
+def _files(counts: dict[str, int], shown: int = 3) -> str:
+    names = [f"{path} ({count})" for path, count in list(counts.items())[:shown]]
+    return ", ".join(names) + (f" and {len(counts) - shown} more" if len(counts) > shown else "")
+
+
+def _direction_lines(custom: dict[str, Any]) -> list[str]:
+    """Chunks the provider gives no vector with a direction (keyword-only by its answer, not an outage), and
+    stored vectors without one (skipped by every search until `index --force`)."""
+    lines = []
+    if (mine := custom.get("noVector")) is not None:
+        lines.append(f"No vector by the provider's answer: {mine['chunks']} chunk(s) in {_files(mine['files'])} — "
+                     f"{'; '.join(mine['reasons'])}; they rank by keywords only and are embedded again {mine['retry']}")
+    if (stored := custom.get("degenerateVectors")) is not None:
+        lines.append(f"Stored vectors without a direction (all zeros or NaN): {stored['chunks']} in "
+                     f"{_files(stored['files'])}; searches skip them (keyword-only for those chunks): run "
+                     f"{stored['action'].replace(' embeds them again', '')} to embed them again")
+    return lines
+
+
 def _indexed_line(status: dict[str, Any]) -> str:
     """`Indexed: 31/31 memory files (indexed/on disk) · 3 session transcripts · 46 chunks`: each number says what it
     counts (memory files are compared with the disk, transcripts are not)."""
@@ -58,6 +77,7 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     if missing:
         lines.append(f"Without a vector: {missing['chunks']} of {missing['of']} chunks in {missing['files']} "
                      "file(s), ranked by keywords until the next sync embeds them")
+    lines.extend(_direction_lines(status["custom"]))
     lines.append(f"Sources: {', '.join(status['sources'])}")
     if status["extraPaths"]:
         lines.append(f"Extra paths: {', '.join(status['extraPaths'])}")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import numbers
+import re
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from typing import Any
@@ -21,6 +23,9 @@ FLOAT32_MAX = 3.4028234663852886e38
 # squared norm exceeds FLOAT32_MAX overflows sqlite-vec's float32 arithmetic: either way its cosine distance is
 # NULL or NaN, so such a vector is never stored.
 MIN_NORM = 1e-10
+PROBE_TEXT = "The meeting moved to Thursday afternoon."  # ordinary prose every working model embeds
+_NONZERO_DIGIT = re.compile(r"[1-9]")
+_OTHER_THAN_DIGITS = re.compile(r"[^\d.,\[\] -]")  # an exponent, NaN, Infinity, null: parsed to be sure
 
 
 class EmbeddingProvider(ABC):
@@ -125,9 +130,37 @@ def degenerate(vector: Sequence[float]) -> str | None:
         return "is empty"
     if not all(math.isfinite(v) for v in vector):
         return "holds NaN or an infinite value"
-    squares = math.fsum(v * v for v in vector)
+    return degenerate_norm(math.fsum(v * v for v in vector), any(vector))
+
+
+def degenerate_stored(embedding: str | bytes | None, *, float64: bool = False) -> str | None:
+    """`degenerate` for a stored embedding: JSON text (memtui's and OpenClaw 2026.4's `chunks.embedding`), or
+    packed little-endian floats (float32: sqlite-vec's BLOB; `float64`: OpenClaw 2026.9's). None for no vector
+    at all (empty) and for a vector with a direction; a text that is not a list of numbers is "unreadable"."""
+    if embedding is None or embedding in ("", "[]", b""):
+        return None
+    if isinstance(embedding, bytes | bytearray | memoryview):
+        import numpy  # only for stored BLOBs (status, health): a search process need not load it
+
+        values = numpy.frombuffer(bytes(embedding), dtype="<f8" if float64 else "<f4").astype(float)
+        if values.size == 0 or not numpy.isfinite(values).all():
+            return "holds NaN or an infinite value"
+        return degenerate_norm(float(numpy.dot(values, values)), any(values))
+    if _NONZERO_DIGIT.search(embedding) is not None and _OTHER_THAN_DIGITS.search(embedding) is None:
+        return None  # plain decimals with a digit that is not 0: a direction (the common case, no parse)
+    try:
+        vector = json.loads(embedding)
+    except (ValueError, RecursionError):
+        return "unreadable"
+    if not isinstance(vector, list) or not all(isinstance(v, int | float) and not isinstance(v, bool) for v in vector):
+        return "unreadable"
+    return degenerate([_as_float(v) for v in vector])
+
+
+def degenerate_norm(squares: float, nonzero: bool) -> str | None:
+    """`degenerate`'s verdict from a finite vector's squared L2 norm (and whether any value is not 0)."""
     if squares < MIN_NORM * MIN_NORM:
-        return "is all zeros" if not any(vector) else f"has a norm below {MIN_NORM:g} (no direction)"
+        return "is all zeros" if not nonzero else f"has a norm below {MIN_NORM:g} (no direction)"
     if squares > FLOAT32_MAX:
         return "has a norm too large for float32"
     return None
@@ -148,6 +181,31 @@ def embed_texts(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[
             raise ProviderError(f"{provider.id} embeddings failed: vector {position} {why}; it cannot be searched "
                                 "by similarity", "check the embedding model and memorySearch.remote settings")
     return checked
+
+
+def embed_texts_keeping(provider: EmbeddingProvider, texts: Sequence[str]) -> tuple[list[list[float]], dict[int, str]]:
+    """`embed_texts`, except that a degenerate vector (see `degenerate`) is not a failure of the whole call: it
+    comes back as `[]`, with why by position (0-based). Whether such an answer is the provider failing or its
+    deterministic answer for that text is the caller's to tell (`answers_with_direction`)."""
+    try:
+        vectors = provider.embed_batch(texts)
+    except ProviderError:
+        raise
+    except Exception as exc:
+        raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
+    checked = checked_vectors(provider.id, vectors, len(texts))
+    refused = {position: why for position, vector in enumerate(checked) if (why := degenerate(vector)) is not None}
+    return [[] if position in refused else vector for position, vector in enumerate(checked)], refused
+
+
+def answers_with_direction(provider: EmbeddingProvider) -> bool:
+    """Whether the provider embeds `PROBE_TEXT` to a vector with a direction: a provider that does, yet answers a
+    degenerate vector for a text, gives that text no vector of its own (not an outage)."""
+    try:
+        embed_texts(provider, [PROBE_TEXT])
+    except ProviderError:
+        return False
+    return True
 
 
 def embed_query_text(provider: EmbeddingProvider, text: str) -> list[float]:

@@ -1,7 +1,8 @@
 """Index health: an index (OpenClaw's own, of either generation, or memtui's) read without writing and compared
 with the memory files on disk and with what a fresh index would hold — files changed since they were indexed,
-new files not indexed, deleted files still indexed, files a fresh index would cut differently, vectors of
-another model than the one searching them, and when the index was last written."""
+new files not indexed, deleted files still indexed, files a fresh index would cut differently, files only
+touched (modified time changed, content the same), vectors of another model than the one searching them, stored
+vectors without a direction (all zeros, NaN), and when the index was last written."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from memtui.agentdb.ownership import reading, table_names
+from memtui.embeddings.base import degenerate_stored
 from memtui.errors import MemtuiError, PathError, StoreError
 from memtui.index.chunking import chunk_markdown
 from memtui.index.chunking_v5 import CHUNKING_VERSION, prepare_chunks
@@ -25,7 +27,9 @@ from memtui.settings.agent import AgentEnv
 AGENT_DB_TABLES = ("memory_index_sources", "memory_index_chunks", "memory_index_meta", "memory_index_meta_v1")
 CLASSIC_TABLES = ("files", "chunks", "meta", "memory_index_meta_v1")
 INDEXES = ("openclaw", "memtui")
-KINDS = ("changed", "new", "deleted", "recut", "model", "unreadable")
+MEMTUI_LABEL = "memtui's index"
+KINDS = ("changed", "new", "deleted", "recut", "model", "vector", "unreadable", "touched")
+HARMLESS = ("touched",)  # rows that leave the index answering for the files as they are
 
 
 @dataclass(frozen=True)
@@ -57,8 +61,8 @@ class IndexHealth:
 
     @property
     def healthy(self) -> bool:
-        """True when the index answers for the files as they are."""
-        return not self.rows
+        """True when the index answers for the files as they are (a file only touched still is)."""
+        return all(row.kind in HARMLESS for row in self.rows)
 
     def counts(self) -> dict[str, int]:
         """Rows per kind."""
@@ -109,15 +113,19 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
         indexed = {path: (digest, float(mtime), int(size)) for path, digest, mtime, size in conn.execute(
             f"SELECT path, hash, mtime, size FROM {files_table} WHERE source = 'memory'")}
         cut: dict[str, set[tuple[int, int, str]]] = {}
-        for path, start, end, digest in conn.execute(
-                f"SELECT path, start_line, end_line, hash FROM {chunks_table} WHERE source = 'memory'"):
+        written: dict[str, int] = {}  # path → when its chunks were last written (the index time)
+        for path, start, end, digest, updated in conn.execute(
+                f"SELECT path, start_line, end_line, hash, updated_at FROM {chunks_table} WHERE source = 'memory'"):
             cut.setdefault(path, set()).add((int(start), int(end), digest))
+            if updated is not None:
+                written[path] = max(written.get(path, 0), int(updated))
         models = dict(conn.execute(f"SELECT model, COUNT(*) FROM {chunks_table} GROUP BY model"))
         health.files = len(indexed)
         health.chunks = sum(models.values())
         last = conn.execute(f"SELECT MAX(updated_at) FROM {chunks_table}").fetchone()[0]
         health.last_written_ms = int(last) if last is not None else None
         meta = _meta(conn, meta_table, meta_key) if meta_table in present else {}
+        health.rows.extend(_vector_rows(conn, chunks_table, agent_db, label))
     health.model, health.provider = meta.get("model"), meta.get("provider")
     listed = [(f.rel_path, f.path) for f in list_memory_files(workspace_dir, extra_paths)] \
         if workspace_dir.is_dir() else []
@@ -128,32 +136,65 @@ def index_health(index_path: Path, label: str, workspace_dir: Path, *, tables: t
             health.rows.append(HealthRow("new", rel, "on disk, not indexed"))
             continue
         health.rows.extend(_compare(workspace_dir, extra_paths, rel, path, row, cut.get(rel, set()), agent_db,
-                                    chunk_tokens, chunk_overlap))
-    health.rows.extend(HealthRow("deleted", rel, f"indexed {_when(row[1])}, no longer on disk")
+                                    chunk_tokens, chunk_overlap, written.get(rel)))
+    health.rows.extend(HealthRow("deleted", rel, f"{_indexed(written.get(rel), row[1])}; no longer on disk")
                        for rel, row in sorted(indexed.items()))
     health.rows.extend(_model_rows(models, meta.get("model"), search_model))
     return health
 
 
+def _indexed(written_ms: int | None, mtime: float) -> str:
+    """`indexed 2026-12-01 10:00 UTC (the file as modified 2026-11-30 09:12 UTC)`: when the index wrote the
+    file's chunks, and the modified time it recorded for the file (the index time unknown: that time only)."""
+    if written_ms is None:
+        return f"indexed as modified {_when(mtime)}"
+    return f"indexed {_when(written_ms)} (the file as modified {_when(mtime)})"
+
+
 def _compare(workspace_dir: Path, extra_paths: tuple[str, ...], rel: str, path: str, row: tuple[str, float, int],
-             indexed_cut: set[tuple[int, int, str]], agent_db: bool, tokens: int, overlap: int) -> list[HealthRow]:
+             indexed_cut: set[tuple[int, int, str]], agent_db: bool, tokens: int, overlap: int,
+             written_ms: int | None) -> list[HealthRow]:
     digest, mtime, size = row
     try:
         if os.lstat(path).st_size > MAX_MARKDOWN_BYTES:
             return [HealthRow("unreadable", rel, f"larger than {MAX_MARKDOWN_BYTES >> 20} MiB: not indexed again")]
         text = read_memory_bytes(workspace_dir, extra_paths, rel).decode("utf-8", errors="replace")
+        touched = not same_stat(path, mtime, size)
+        modified = os.lstat(path).st_mtime_ns / 1e6
     except PathError as exc:
         return [HealthRow("unreadable", rel, exc.message)]
     except OSError as exc:
         return [HealthRow("unreadable", rel, f"not readable ({exc.strerror or type(exc).__name__})")]
     if sha256_hex(text) != digest:
-        stat_note = "" if same_stat(path, mtime, size) else f"; modified {_when(os.lstat(path).st_mtime_ns / 1e6)}"
-        return [HealthRow("changed", rel, f"text differs from the one indexed {_when(mtime)}{stat_note}")]
+        return [HealthRow("changed", rel, f"text differs from the one {_indexed(written_ms, mtime)}; modified "
+                                          f"{_when(modified)}")]
+    rows = [HealthRow("touched", rel, f"modified time changed ({_when(mtime)} → {_when(modified)}), content "
+                                      "unchanged: harmless, the index answers for it as it is")] if touched else []
+    return rows + _recut(rel, text, indexed_cut, agent_db, tokens, overlap)
+
+
+def _recut(rel: str, text: str, indexed_cut: set[tuple[int, int, str]], agent_db: bool, tokens: int,
+           overlap: int) -> list[HealthRow]:
     fresh = _fresh_ranges(text, rel, agent_db, tokens, overlap)
     if fresh != indexed_cut:
         return [HealthRow("recut", rel, f"a fresh index would cut {len(fresh)} chunks ({len(fresh - indexed_cut)} "
                                         f"new or moved); the index holds {len(indexed_cut)}")]
     return []
+
+
+def _vector_rows(conn: Any, chunks_table: str, agent_db: bool, label: str) -> list[HealthRow]:
+    """One row per file with stored vectors that have no direction (all zeros, NaN): a search cannot rank them by
+    similarity, so those chunks are found by keywords only."""
+    bad: dict[str, list[str]] = {}
+    for path, embedding in conn.execute(f"SELECT path, embedding FROM {chunks_table}"):
+        if (why := degenerate_stored(embedding, float64=agent_db)) is not None:
+            bad.setdefault(str(path), []).append(why)
+    effect = ("searches skip them, so these chunks rank by keywords only; memtui index --force embeds them again"
+              if label == MEMTUI_LABEL else "they score 0 by similarity; OpenClaw embeds them again when it "
+              "re-indexes the file")
+    return [HealthRow("vector", path, f"{len(whys)} stored vector(s) without a direction "
+                                      f"({', '.join(sorted(set(whys)))}): {effect}")
+            for path, whys in sorted(bad.items())]
 
 
 def _model_rows(models: dict[str | None, int], meta_model: str | None, search_model: str | None) -> list[HealthRow]:
@@ -186,8 +227,42 @@ def agent_index_health(env: AgentEnv, which: str | None = None) -> IndexHealth:
                             chunk_overlap=settings.chunking.overlap, search_model=search_model)
     if not env.store_path.is_file():
         raise MemtuiError(f"memtui has not indexed agent {env.agent_id} yet ({env.store_path}); run memtui index")
-    return index_health(env.store_path, "memtui's index", env.workspace_dir, tables=CLASSIC_TABLES,
+    return index_health(env.store_path, MEMTUI_LABEL, env.workspace_dir, tables=CLASSIC_TABLES,
                         layout_2026_9=settings.chunking.version == CHUNKING_VERSION,
                         extra_paths=settings.memory_paths,
                         chunk_tokens=settings.chunking.tokens, chunk_overlap=settings.chunking.overlap,
                         search_model=search_model)
+
+
+_SCANNED: dict[tuple[str, str], dict[str, int]] = {}  # (index file, revision) → its stored degenerate vectors
+
+
+def stored_degenerate(store: Any) -> dict[str, int] | None:
+    """path → vectors memtui's index holds without a direction (all zeros, NaN: written by an older memtui or
+    another program), which every search skips; None when the store cannot tell (PostgreSQL). sqlite-vec's
+    table is read where it is loaded (what vector search reads), else the JSON column; kept per index revision,
+    so a process asking again of an unchanged index does not read every vector again."""
+    if not hasattr(store, "vector_blobs") or not hasattr(store, "embedding_json"):
+        return None
+    revision = store.revision()
+    key = (str(store.path), revision or "")
+    if revision is not None and key in _SCANNED:
+        return _SCANNED[key]
+    paths: list[str] = []
+    blobs = store.vector_blobs()
+    if blobs:
+        bad_ids = [chunk_id for chunk_id, blob in blobs if degenerate_stored(blob) is not None]
+        paths = [row.path for row in store.chunks_by_ids(bad_ids).values()]
+    else:
+        after, bad_rowids = 0, []
+        while batch := store.embedding_json(after, 2000):
+            bad_rowids += [rowid for rowid, text in batch if degenerate_stored(text) is not None]
+            after = batch[-1][0]
+        paths = [row.path for row in store.chunks_by_rowids(bad_rowids).values()]
+    found: dict[str, int] = {}
+    for path in paths:
+        found[path] = found.get(path, 0) + 1
+    if revision is not None:
+        _SCANNED.clear()
+        _SCANNED[key] = found
+    return found

@@ -10,7 +10,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from memtui.embeddings.base import EmbeddingProvider, embed_texts, model_name, provider_key
+from memtui.embeddings.base import (
+    EmbeddingProvider,
+    answers_with_direction,
+    embed_texts_keeping,
+    model_name,
+    provider_key,
+)
 from memtui.embeddings.deadline import watched
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
@@ -46,6 +52,10 @@ ProgressCallback = Callable[[Progress], None]
 PROGRESS_EVERY = 0.05  # seconds between progress reports over files left as they were (each written one reports)
 # Failed embedding calls in a row after which a sync stops calling the provider (the rest wait for the next sync).
 MAX_FAILED_CALLS = 2
+# Chunks the provider gives no vector with a direction (all zeros…) while it embeds other text: chunk hash → why,
+# by file, for one provider and model. They rank by keywords only and are not sent again while their text, the
+# provider and the model stay the same (README, "Reliability").
+NO_VECTOR_KEY = "memtui.noVector"
 
 
 @dataclass
@@ -69,6 +79,7 @@ class SyncReport:
     complete: bool = False  # every memory file was compared with the index (not some paths, not stopped)
     written: set[str] = field(default_factory=set)  # files whose chunks this sync wrote
     vector_gaps: dict[str, int] = field(default_factory=dict)  # written file → its chunks left without a vector
+    no_vector: dict[str, dict[str, str]] = field(default_factory=dict)  # written file → chunk hash → why no vector
     embed_calls: int = 0  # embedding calls that answered
     embed_failures: int = 0  # embedding calls that failed (their chunks are gaps)
     embed_error: str | None = None  # the last failure's message
@@ -88,6 +99,7 @@ class SyncReport:
             "embedded": self.embedded,
             "cacheHits": self.cache_hits,
             "chunksWithoutVectors": sum(self.vector_gaps.values()),
+            "chunksWithNoVectorOfTheirOwn": sum(len(hashes) for hashes in self.no_vector.values()),
             "embeddingError": self.embed_error,
             "elapsedMs": round(self.elapsed_ms, 1),
             "issues": [i.to_json() for i in self.issues],
@@ -138,6 +150,8 @@ class Indexer:
         # Without it a failed embedding call leaves its chunks without a vector (`SyncReport.vector_gaps`).
         self.raise_on_failure = raise_on_failure
         self._failed_in_row = 0
+        self._no_vector: dict[str, str] = {}  # chunk hash → why the provider gives it no vector (known + this sync's)
+        self._answers: bool | None = None  # whether the provider embeds a probe text (asked once per sync)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -231,6 +245,8 @@ class Indexer:
         report = SyncReport(reason=reason, full=full)
         emit = progress or (lambda _p: None)
         model = model_name(self.provider)
+        known_no_vector = {} if full else read_no_vector(store, self.provider)
+        self._no_vector = {digest: why for hashes in known_no_vector.values() for digest, why in hashes.items()}
         rows = store.file_rows()
         indexed: dict[str, dict[str, str]] = {"memory": {}, "sessions": {}}
         for path, source, digest, _mtime, _size in rows:
@@ -287,6 +303,7 @@ class Indexer:
                     if stale:
                         report.files_deleted += store.delete_files(stale, source)
         report.complete = memory_paths is None and not (should_stop and should_stop())
+        self._record_no_vector(store, known_no_vector, report)
         report.elapsed_ms = (time.perf_counter() - started) * 1000
         emit(Progress("done", report.files_total, report.files_total, report.chunks_written))
         return report
@@ -331,7 +348,13 @@ class Indexer:
             store.commit_batch()
             stored = {} if fresh else self._stored_vectors(store, document.rel_path, model)
             vectors = self._embed(store, document.chunks, report, stored)
-            if missing := sum(1 for vector in vectors if not vector):
+            none_of_their_own = {c.hash: self._no_vector[c.hash] for c, vector in zip(document.chunks, vectors,
+                                                                                     strict=True)
+                                 if not vector and c.hash in self._no_vector}
+            if none_of_their_own:
+                report.no_vector[document.rel_path] = none_of_their_own
+            if missing := sum(1 for c, vector in zip(document.chunks, vectors, strict=True)
+                              if not vector and c.hash not in self._no_vector):
                 report.vector_gaps[document.rel_path] = missing
         rows: list[tuple[ChunkRow, str, list[float] | None]] = []
         for index, chunk in enumerate(document.chunks):
@@ -368,7 +391,7 @@ class Indexer:
         if self.vector_dims is None and cached:
             self.vector_dims = len(next(iter(cached.values())))
         cached = {h: v for h, v in cached.items() if len(v) == self.vector_dims}
-        missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached))
+        missing = list(dict.fromkeys(c.hash for c in chunks if c.hash not in cached and c.hash not in self._no_vector))
         by_hash = {c.hash: c.text for c in chunks}
         fresh: dict[str, list[float]] = {}
         for start in range(0, len(missing), self.batch_size):
@@ -377,7 +400,15 @@ class Indexer:
                 break
             try:
                 with watched(provider):
-                    vectors = embed_texts(provider, [by_hash[h] for h in part])
+                    vectors, refused = embed_texts_keeping(provider, [by_hash[h] for h in part])
+                if refused and (len(refused) < len(part) or self._provider_answers()):
+                    # The provider embeds other text: this is its answer for these texts, not an outage.
+                    self._no_vector.update({part[i]: f"the provider's vector {why}" for i, why in refused.items()})
+                elif refused:
+                    position, why = min(refused.items())
+                    raise ProviderError(f"{provider.id} embeddings failed: vector {position + 1} {why}; it cannot be "
+                                        "searched by similarity (a probe text got no vector with a direction either)",
+                                        "check the embedding model and memorySearch.remote settings")
             except ProviderError as exc:
                 if self.raise_on_failure:
                     raise EmbeddingFailed(f"embedding failed with provider {provider.id}: {exc}") from exc
@@ -387,11 +418,15 @@ class Indexer:
                 continue
             self._failed_in_row = 0
             report.embed_calls += 1
+            usable = {h: v for h, v in zip(part, vectors, strict=True) if v}
+            if not usable:
+                continue
+            size = len(next(iter(usable.values())))
             if self.vector_dims is None:
-                self.vector_dims = len(vectors[0])
-            if len(vectors[0]) != self.vector_dims:
-                raise VectorSizeChanged(self.vector_dims, len(vectors[0]))
-            fresh.update(zip(part, vectors, strict=True))
+                self.vector_dims = size
+            if size != self.vector_dims:
+                raise VectorSizeChanged(self.vector_dims, size)
+            fresh.update(usable)
         if fresh:
             now = int(time.time() * 1000)
             store.cache_put(provider.id, provider.model, key,
@@ -401,3 +436,43 @@ class Indexer:
         if self.vector_dims is not None and store.capabilities.vector_available:
             store.ensure_vector_table(self.vector_dims)
         return [fresh.get(c.hash) or cached.get(c.hash) or [] for c in chunks]
+
+    def _provider_answers(self) -> bool:
+        """Whether the provider gives a probe text a vector with a direction (asked once per sync)."""
+        if self._answers is None:
+            assert self.provider is not None
+            with watched(self.provider):
+                self._answers = answers_with_direction(self.provider)
+        return self._answers
+
+    def _record_no_vector(self, store: Store, known: dict[str, dict[str, str]], report: SyncReport) -> None:
+        """Keep `NO_VECTOR_KEY` as the index now is: the files this sync wrote as it found them, the others as
+        recorded (a file no longer indexed left out)."""
+        if self.provider is None:
+            return
+        files = {path: hashes for path, hashes in known.items() if path not in report.written}
+        files.update(report.no_vector)
+        if files:
+            present = {row[0] for row in store.file_rows()}
+            files = {path: hashes for path, hashes in files.items() if path in present}
+        value = json.dumps({"provider": self.provider.id, "model": self.provider.model,
+                            "providerKey": provider_key(self.provider), "files": files}) if files else ""
+        if value != (store.meta_value(NO_VECTOR_KEY) or ""):
+            store.write_meta(value, key=NO_VECTOR_KEY)
+
+
+def read_no_vector(store: Store, provider: EmbeddingProvider | None) -> dict[str, dict[str, str]]:
+    """The chunks recorded (`NO_VECTOR_KEY`) as given no vector by this provider and model: file → hash → why
+    (empty for another provider, model or key: their chunks are sent again)."""
+    if provider is None:
+        return {}
+    try:
+        data = json.loads(store.meta_value(NO_VECTOR_KEY) or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(data, dict) or not isinstance(data.get("files"), dict) or \
+            (data.get("provider"), data.get("model"), data.get("providerKey")) != (
+                provider.id, provider.model, provider_key(provider)):
+        return {}
+    return {str(path): {str(h): str(why) for h, why in hashes.items()}
+            for path, hashes in data["files"].items() if isinstance(hashes, dict)}

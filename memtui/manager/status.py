@@ -77,6 +77,7 @@ class StatusReport:
             "meta": meta,
             "issues": self._issues(),
         }
+        status["custom"].update(self._vectors_without_direction())
         if self.fallback:
             status["fallback"] = self.fallback
         batch_status = getattr(self.provider, "batch_status", None)
@@ -89,6 +90,25 @@ class StatusReport:
         if deep:
             status["embeddingProbe"] = self._probe()
         return status
+
+    def _vectors_without_direction(self) -> dict[str, Any]:
+        """`custom.noVector`: chunks the provider gives a vector with no direction (all zeros…) while it embeds
+        other text, recorded by the sync and ranked by keywords only (not an outage, not retried); and
+        `custom.degenerateVectors`: such vectors already stored (an older memtui, another program), which every
+        search skips until `memtui index --force` embeds them again (None when there are none)."""
+        from memtui.index.health import stored_degenerate
+        from memtui.index.indexer import read_no_vector
+
+        recorded = read_no_vector(self.store, self.provider)
+        stored = stored_degenerate(self.store) if self.provider is not None else None
+        return {
+            "noVector": {"chunks": sum(len(h) for h in recorded.values()),
+                         "files": {path: len(h) for path, h in sorted(recorded.items())},
+                         "reasons": sorted({why for h in recorded.values() for why in h.values()}),
+                         "retry": "when the chunk's text, the provider or the model changes"} if recorded else None,
+            "degenerateVectors": {"chunks": sum(stored.values()), "files": dict(sorted(stored.items())),
+                                  "action": "memtui index --force embeds them again"} if stored else None,
+        }
 
     def _issues(self) -> list[dict[str, Any]]:
         recorded = self.store.read_issues()
