@@ -84,7 +84,7 @@ def test_status_human_shape(fixture, capsys) -> None:
     lines = out.splitlines()
     assert lines[0] == "Memory Search (main)"
     assert "Model: fts-only" in lines
-    assert "Indexed: 3/3 files · 3 chunks" in lines
+    assert "Indexed: 3/3 memory files (indexed/on disk) · 3 chunks" in lines
     assert "Dirty: no" in lines
     assert "FTS: ready" in lines
 

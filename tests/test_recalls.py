@@ -101,7 +101,7 @@ def test_listing_by_session_and_human_output(agent: Any, capsys: pytest.CaptureF
     assert "11 memory calls (8 memory_search, 3 memory_get), newest first" in out
     assert "search 'payments API burst limit' · maxResults 4 · minScore 0.2" in out
     assert "→ 1 hit: 0.801 memory/2026-11-24.md:1-4" in out
-    assert "get memory/does-not-exist.md" in out and "→ not_found" in out
+    assert "get memory/does-not-exist.md" in out and "→ not found (no such file)" in out
     assert out.index("agent:main:incident") < out.index("agent:main:ops")
 
 

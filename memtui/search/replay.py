@@ -23,6 +23,7 @@ the index changed), else `_now_ms()` — this module's time source, which tests 
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -272,6 +273,27 @@ def replay(env: AgentEnv, recall: Recall, *, open_manager: OpenManager, profile:
     return result
 
 
+def get_outcome(recall: Recall) -> dict[str, Any]:
+    """What a memory_get got (`Recall.get_outcome`); a result that is plain text (not JSON, not an error) is the
+    text the agent read: status ok, `plainText` true."""
+    call = recall.call
+    if not isinstance(call.result, dict) and not call.is_error and (call.result_text or "").strip():
+        return {"status": "ok", "path": call.path, "from": None, "lines": None, "truncated": False, "nextFrom": None,
+                "chars": len(call.result_text or ""), "error": None, "plainText": True}
+    return recall.get_outcome()
+
+
+def read_state(answer: dict[str, Any]) -> str:
+    """`error`, `not-found` (OpenClaw 2026.9's `not_found`; 2026.4's and memtui's `{text: "", path}` without the
+    lines read) or `read`."""
+    if answer.get("error"):
+        return "error"
+    if answer.get("status") == "not_found" or (answer.get("status") is None and answer.get("text") == ""
+                                               and "from" not in answer and "lines" not in answer):
+        return "not-found"
+    return "read"
+
+
 @dataclass
 class GetReplay:
     """A memory_get read again: what the agent got then and what the same read returns now."""
@@ -280,10 +302,27 @@ class GetReplay:
     now: dict[str, Any]
 
     @property
-    def then_text(self) -> str | None:
-        """The text the agent got (None when the transcript holds no result)."""
+    def then_state(self) -> str:
+        """`read`, `not-found`, `error` (see `read_state`), or `unknown` when the transcript holds no result."""
         result = self.recall.call.result
-        return result.get("text") if isinstance(result, dict) and isinstance(result.get("text"), str) else None
+        if isinstance(result, dict):
+            return read_state(result)
+        if self.recall.call.is_error:
+            return "error"
+        return "read" if get_outcome(self.recall).get("plainText") else "unknown"
+
+    @property
+    def now_state(self) -> str:
+        """`read`, `not-found` or `error` of the read now."""
+        return read_state(self.now)
+
+    @property
+    def then_text(self) -> str | None:
+        """The text the agent got (a plain-text result's whole text; None when the transcript holds none)."""
+        call = self.recall.call
+        if isinstance(call.result, dict):
+            return call.result.get("text") if isinstance(call.result.get("text"), str) else None
+        return call.result_text if self.then_state == "read" else None
 
     @property
     def now_text(self) -> str:
@@ -293,16 +332,21 @@ class GetReplay:
 
     @property
     def status(self) -> str:
-        """same, changed, gone (it read a file that is missing or refused now) or unknown (no result then)."""
-        if self.now.get("error") or (not self.now_text and self.then_text):
+        """same, changed, gone (read then; missing or refused now), still-not-found, found-now (not found then,
+        read now), or unknown (no result then)."""
+        then, now = self.then_state, self.now_state
+        if then == "not-found":
+            return {"not-found": "still-not-found", "read": "found-now"}.get(now, "gone")
+        if now != "read" or (not self.now_text and self.then_text):
             return "gone"
-        if self.then_text is None:
+        if then == "unknown" or self.then_text is None:
             return "unknown"
         return "same" if self.then_text == self.now_text else "changed"
 
     def to_json(self) -> dict[str, Any]:
-        return {"call": self.recall.to_json(), "status": self.status, "then": self.recall.get_outcome(),
-                "thenText": self.then_text, "now": self.now}
+        return {"call": self.recall.to_json(), "status": self.status, "then": get_outcome(self.recall),
+                "thenState": self.then_state, "thenText": self.then_text, "nowState": self.now_state,
+                "now": self.now}
 
 
 def replay_get(recall: Recall, read_now: Callable[[str, int | None, int | None], dict[str, Any]]) -> GetReplay:
@@ -375,18 +419,6 @@ def _replay_agent_db(env: AgentEnv, recall: Recall, clock: int, open_manager: Op
     return result
 
 
-def _indexed_ranges(env: AgentEnv, path: str) -> list[tuple[int, int]]:
-    from memtui.agentdb.ownership import open_read_only
-
-    conn = open_read_only(Path(env.generation.path))
-    try:
-        rows = conn.execute("SELECT start_line, end_line FROM memory_index_chunks WHERE path = ? "
-                            "ORDER BY start_line, end_line", (path,)).fetchall()
-    finally:
-        conn.close()
-    return [(int(a), int(b)) for a, b in rows]
-
-
 def _explain_dropped_agent_db(env: AgentEnv, result: Replay) -> None:
     dropped = result.of("dropped")
     if not dropped:
@@ -396,8 +428,10 @@ def _explain_dropped_agent_db(env: AgentEnv, result: Replay) -> None:
     ranks = {(h.path, h.start_line, h.end_line): (i, h) for i, h in enumerate(wide, start=1)}
     limit = DEFAULT_MAX_RESULTS if result.max_results is None else result.max_results
     threshold = DEFAULT_MIN_SCORE if result.min_score is None else result.min_score
+    from memtui.agentdb.index_summary import chunk_ranges
+
     for row in dropped:
-        ranges = _indexed_ranges(env, row.path)
+        ranges = chunk_ranges(Path(env.generation.path), row.path)
         indexed = (row.start_line, row.end_line) in ranges
         info: dict[str, Any] = {"stillIndexed": indexed, "indexedRanges": [list(r) for r in ranges],
                                 "candidates": len(wide), "rank": None, "score": None}
@@ -425,10 +459,24 @@ def _explain_dropped_agent_db(env: AgentEnv, result: Replay) -> None:
                                 f"indexed as lines {now_as}"
                                 + ("; overlapping " + ", ".join(f"{a}-{b} ranks #{r}" for r, a, b in near)
                                    if near else ""))
+        elif (deleted := _deleted_from_disk(env, row.path, result.recall)) is not None:
+            info["stage"] = "deleted"
+            info["headline"] = f"{deleted}; the agent database's index no longer holds it"
         else:
             info["stage"] = "not-indexed"
             info["headline"] = f"{row.path} is no longer in the agent database's index"
         row.why_not = info
+
+
+def _deleted_from_disk(env: AgentEnv, path: str, recall: Recall) -> str | None:
+    """"<path> was deleted from disk since the call at <time>" when the file a hit came from is gone (it was
+    there when the agent searched); None when it is on disk."""
+    if os.path.lexists(os.path.normpath(env.workspace_dir / path)):
+        return None
+    called = iso_to_ms(recall.call.called_at)
+    since = "" if called is None else " since the call at " + datetime.fromtimestamp(called / 1000, UTC).strftime(
+        "%Y-%m-%d %H:%M UTC")
+    return f"{path} was deleted from disk{since} (it is not in the workspace now)"
 
 
 # memtui's index ----------------------------------------------------------------------------------------------------
@@ -461,8 +509,9 @@ def _replay_memtui(env: AgentEnv, recall: Recall, profile: str, clock: int, open
             try:
                 chunk = chunk_at(manager, row.path, row.start_line, response)
             except PathError as exc:
-                row.why_not = {"stage": "not-indexed", "stillIndexed": False, "headline": exc.message,
-                               "reasons": []}
+                deleted = _deleted_from_disk(env, row.path, recall)
+                row.why_not = {"stage": "deleted" if deleted else "not-indexed", "stillIndexed": False,
+                               "headline": deleted or exc.message, "reasons": []}
                 continue
             why = explain_chunk(manager, response, chunk.id, now=when, query_vector=vector)
             info = why.to_json()

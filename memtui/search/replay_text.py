@@ -64,8 +64,15 @@ def describe_call(recall: Recall) -> list[str]:
     if item.get("from") is not None or item.get("lines") is not None:
         span = f" from {item.get('from') if item.get('from') is not None else 1}"
         span += f" lines {item['lines']}" if item.get("lines") is not None else ""
-    got = item["get"]
-    if got.get("status") == "ok":
+    from memtui.search.replay import get_outcome
+
+    got = get_outcome(recall)
+    if got.get("plainText"):
+        first = (recall.call.result_text or "").strip().splitlines()[0]
+        what = f"read {got['chars']} chars, plain text (not JSON): {first[:60]}"
+    elif got.get("status") == "not_found":
+        what = "not found (no such file)"
+    elif got.get("status") == "ok":
         start = got.get("from") or 1
         count = got.get("lines")
         what = (f"lines {start}-{start + count - 1}" if isinstance(count, int) and count > 0 else "read") + \
@@ -133,24 +140,42 @@ def render_replay(result: Replay) -> str:
     return "\n".join(lines)
 
 
+def _state_line(state: str, answer: dict[str, Any], chars: int, *, plain: bool = False) -> str:
+    """`ok · 346 chars`, `not found`, `error: …` or `no result recorded`."""
+    if state == "not-found":
+        return "not found (no such file)"
+    if state == "error":
+        return f"error: {answer.get('error')}"
+    if state == "unknown":
+        return "no result recorded"
+    return f"ok · {chars} chars" + (" · truncated" if answer.get("truncated") else "") + (
+        " (plain text, not JSON: the text the agent got)" if plain else "")
+
+
 def render_get_replay(result: GetReplay) -> str:
     """A memory_get read again: what it got then → what it gets now, and the diff when the text changed."""
+    from memtui.search.replay import get_outcome
+
     item = result.recall.to_json()
-    then = item["get"]
-    now = result.now
+    then = get_outcome(result.recall)
     lines = [f"replay #{result.recall.index} · memory_get {item['path']} · {item['sessionKey'] or '-'} · "
              f"{_time(item['calledAt'])}",
-             f"then: {then.get('status')} · {then.get('chars', 0)} chars" + (" · truncated" if then.get("truncated")
-                                                                              else ""),
-             f"now:  {'error: ' + str(now['error']) if now.get('error') else 'ok'} · {len(result.now_text)} chars"
-             + (" · truncated" if now.get("truncated") else ""), ""]
-    if result.status == "same":
+             "then: " + _state_line(result.then_state, then, len(result.then_text or ""),
+                                    plain=bool(then.get("plainText"))),
+             "now:  " + _state_line(result.now_state, result.now, len(result.now_text)), ""]
+    status = result.status
+    if status == "same":
         lines.append("same text as then")
-    elif result.status == "unknown":
-        lines.append("the transcript holds no text for this call; now:")
+    elif status == "still-not-found":
+        lines.append("not found then, and still not found now")
+    elif status in ("unknown", "found-now"):
+        lines.append("not found then; the file exists now:" if status == "found-now" else
+                     "the transcript holds no result for this call; now:")
         lines += result.now_text.splitlines()[:DIFF_LINES]
-    elif result.status == "gone":
-        lines.append("the read returns nothing now (the file is missing, moved or refused)")
+    elif status == "gone":
+        lines.append(f"read then; the file is not found now (deleted or moved since the call at "
+                     f"{_time(item['calledAt'])})" if result.now_state == "not-found" else
+                     "the read returns nothing now (the file is missing, moved or refused)")
     else:
         diff = list(difflib.unified_diff((result.then_text or "").splitlines(), result.now_text.splitlines(),
                                          "then", "now", lineterm=""))

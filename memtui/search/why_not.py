@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from memtui.errors import PathError
@@ -271,6 +272,20 @@ def explain_chunk(manager: IndexView, response: SearchResponse, chunk_id: str, *
     return _explain(rows[chunk_id], candidate, found, response, wide)
 
 
+def _agent_db_chunk_exists(database: Path, path: str, line: int) -> None:
+    """Raise PathError, as `chunks_at` does for memtui's index, when the agent database has no chunk of `path` at
+    `line` (the file is not indexed, or not that far)."""
+    from memtui.agentdb.index_summary import chunk_ranges
+
+    ranges = chunk_ranges(database, path)
+    if not ranges:
+        raise PathError(f"{path} is not in OpenClaw's index (the agent database): no such file is indexed; check "
+                        "the path (a new file is indexed at OpenClaw's next sync)")
+    if not any(start <= line <= end for start, end in ranges):
+        raise PathError(f"{path} has no chunk at line {line} in OpenClaw's index; indexed lines are "
+                        f"{ranges[0][0]}-{max(end for _start, end in ranges)}")
+
+
 def explain_agent_db(manager: IndexView, response: SearchResponse, wanted: Callable[[Candidate], bool], where: str,
                      *, now: datetime | None = None, query_vector: Sequence[float] | None = None) -> WhyNot:
     """Why-not for a search OpenClaw 2026.9's agent database answered: the same search with maxResults 200 and
@@ -280,8 +295,10 @@ def explain_agent_db(manager: IndexView, response: SearchResponse, wanted: Calla
     found = next((c for c in wide.results if wanted(c)), None)
     if found is None:
         path, _, line = where.rpartition(":")
+        if response.database is not None and path and line.isdigit():
+            _agent_db_chunk_exists(Path(response.database), path, int(line))
         why = WhyNot(chunk_id="", path=path or where, start_line=int(line or 0) if line.isdigit() else 0,
-                     end_line=int(line or 0) if line.isdigit() else 0, stage="not-a-candidate")
+                     end_line=int(line or 0) if line.isdigit() else 0, stage="not-a-candidate", mode=response.mode)
         why.reasons.append(f"{where} is not among the 200 chunks 2026.9.6 ranks for this query: no keyword, path "
                            "or vector match (or its project annotation excludes it)")
         return why
