@@ -30,6 +30,14 @@ Classes (a failure is what a user would call a bug):
                notes lost, a status that does not name the failure or miscounts the chunks without a vector,
                chunks not embedded once the provider is back, a search slower than 10 s or silent about a stale
                index or a keyword-only answer.
+  full disk    (issue 29, item 2; benchmarks/faults_disk.py) the TUI's note, `promote_lines` and the editor's
+               save on a 200 KB tmpfs with 0–150 KB free. Failure: a torn file, an error that does not name
+               the full disk, a failed promotion that later answers "already promoted".
+  zero vectors (issue 29, item 1; benchmarks/faults_vectors.py) a provider answering all-zero vectors for some
+               texts, then for every text, then healthy; zero rows already stored. Failure: a search that fails
+               or finds nothing, a status that does not tell (which chunks have no vector and why, a provider
+               failure, stored rows to re-embed), a chunk sent again every sync, chunks not embedded once
+               asked to.
 
 Everything is real: files, SQLite, subprocesses, signals. Prints wall and CPU time and the load average.
 """
@@ -66,7 +74,9 @@ from memtui.tools import memory_get
 from memtui.tui.curation import append_note, promote_lines, save_memory_file
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from faults_disk import full_disk
 from faults_provider import provider as provider_faults
+from faults_vectors import zero_vectors
 
 ENV = {**os.environ, "PYTHONPATH": os.pathsep.join([str(Path(__file__).resolve().parents[1]), *sys.path])}
 DAY = date(2026, 11, 30)
@@ -682,7 +692,9 @@ def _remove_tree(folder: Path) -> None:
 CLASSES: dict[str, Callable[[Path, Tally, int], None]] = {
     "escapes": escapes, "kills": kills, "concurrency": concurrency,
     "bad inputs": lambda root, tally, _rounds: bad_inputs(root, tally), "links": links,
-    "provider": lambda root, tally, rounds: provider_faults(root, tally, rounds, ENV)}
+    "provider": lambda root, tally, rounds: provider_faults(root, tally, rounds, ENV),
+    "full disk": full_disk,
+    "zero vectors": lambda root, tally, rounds: zero_vectors(root, tally, rounds, ENV)}
 
 
 def main() -> int:
@@ -710,10 +722,10 @@ def main() -> int:
     if args.json:
         print(json.dumps([t.__dict__ for t in tallies], indent=2))
     else:
-        print(f"{'class':<12} {'attempts':>9} {'failures':>9}  failure kinds")
+        print(f"{'class':<13} {'attempts':>9} {'failures':>9}  failure kinds")
         for t in tallies:
             kinds = ", ".join(f"{k} ×{n}" for k, n in t.notes.items()) or "-"
-            print(f"{t.name:<12} {t.attempts:>9,} {t.failures:>9,}  {kinds}")
+            print(f"{t.name:<13} {t.attempts:>9,} {t.failures:>9,}  {kinds}")
             leaks = sum(n for k, n in t.notes.items() if k.startswith("leak:"))
             if t.name == "links":
                 print(f"{'':<12} leaks {leaks:,} · unclear answers {t.failures - leaks:,}")
