@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from memtui.commands.args import agent_from_args
 from memtui.commands.sessions import parse_now
 from memtui.context.bootstrap import VARIANTS, BootstrapReport, bootstrap_report
+from memtui.context.bootstrap_2026_9 import USER_MAX_CHARS
 
 if TYPE_CHECKING:
     from memtui.context.startup import StartupContext
@@ -21,8 +22,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     p.add_argument("--session", metavar="KEY",
                    help="session key (sub-agent and cron keys get the minimal set)")
     p.add_argument("--show-text", action="store_true", help="print the exact injected text")
-    p.add_argument("--variant", choices=VARIANTS, default="2026.4",
-                   help="OpenClaw budget rules (default 2026.4)")
+    p.add_argument("--variant", choices=VARIANTS,
+                   help="OpenClaw's bootstrap rules (default: the agent's generation, 2026.9 or 2026.4)")
     p.add_argument("--now", metavar="ISO", help="pick startup daily files as of this time")
     p.set_defaults(func=run)
 
@@ -30,7 +31,9 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
 def render_bootstrap(report: BootstrapReport, *, show_text: bool) -> list[str]:
     """The bootstrap table (and texts)."""
     lines = [
-        f"bootstrap ({report.variant}): per file {report.max_chars}, total {report.total_max_chars}"
+        f"bootstrap ({report.variant}): per file {report.max_chars}"
+        f"{f' (USER.md {min(report.max_chars, USER_MAX_CHARS)})' if report.variant == '2026.9' else ''}, "
+        f"total {report.total_max_chars}"
         f"{' · minimal set (sub-agent/cron)' if report.minimal else ''}",
     ]
     rows = [("FILE", "RAW", "INJECTED", "STATE")]

@@ -88,9 +88,11 @@ def render(report: SessionsReport, *, prompts: bool = False) -> str:
 def report_2026_9(env: AgentEnv, pending_prompt: str | None = None) -> dict[str, Any]:
     """The `sessions --json` value for a 2026.9 agent: its database's sessions with 2026.9.6's numbers."""
     from memtui.agentdb import sessions_budget as budget
+    from memtui.context.bootstrap import resolve_budgets
     from memtui.context.sessions import estimate_prompt_tokens
 
     flush = env.context.flush
+    max_chars, total_max_chars = resolve_budgets(env.context, "2026.9")
     pending = estimate_prompt_tokens(pending_prompt) if pending_prompt else 0
     rows = budget.session_budgets(env.generation.path, soft_threshold_tokens=flush.soft_threshold_tokens,
                                   force_flush_transcript_bytes=flush.force_flush_transcript_bytes,
@@ -104,9 +106,8 @@ def report_2026_9(env: AgentEnv, pending_prompt: str | None = None) -> dict[str,
                         "forceFlushTranscriptBytes": flush.force_flush_transcript_bytes,
                         "reserveTokensFloor": budget.RESERVE_TOKENS_FLOOR,
                         "maxReserveRatio": budget.MAX_COMPACTION_RESERVE_RATIO, "model": flush.model},
-        "bootstrap": {"maxChars": env.context.bootstrap_max_chars or budget.BOOTSTRAP_MAX_CHARS,
-                      "totalMaxChars": env.context.bootstrap_total_max_chars or budget.BOOTSTRAP_TOTAL_MAX_CHARS,
-                      "userMdMaxChars": budget.USER_BOOTSTRAP_MAX_CHARS,
+        "bootstrap": {"maxChars": max_chars, "totalMaxChars": total_max_chars,
+                      "userMdMaxChars": min(max_chars, budget.USER_BOOTSTRAP_MAX_CHARS),
                       "minFileBudgetChars": budget.MIN_BOOTSTRAP_FILE_BUDGET_CHARS,
                       "headRatio": budget.BOOTSTRAP_HEAD_RATIO, "tailRatio": budget.BOOTSTRAP_TAIL_RATIO},
         "sessions": [row.to_json() for row in rows],
@@ -130,13 +131,15 @@ def render_2026_9(report: dict[str, Any]) -> str:
         f"memory flush: {'enabled' if f['enabled'] else 'disabled'} · reserveTokensFloor {f['reserveTokensFloor']} "
         f"(fixed, ≤ {f['maxReserveRatio']:g}·window) · softThresholdTokens {f['softThresholdTokens']} · "
         f"forceFlushTranscriptBytes {f['forceFlushTranscriptBytes']}",
+        "  before a turn the flush runs as the first step of compaction (TURN FLUSH AT = window − reserve); a "
+        "gateway's post-turn maintenance flushes at MAINT FLUSH AT (that − softThresholdTokens)",
         f"bootstrap: {b['maxChars']} chars per file (USER.md {b['userMdMaxChars']}) · {b['totalMaxChars']} in all",
     ]
     rows: list[SessionBudget] = report["_rows"]
     if not rows:
         lines.append("no sessions")
         return "\n".join(lines)
-    header = ("KEY", "SESSION", "TOKENS", "WINDOW", "FLUSH AT", "COMPACT AT", "USED", "FLUSH", "EVENTS",
+    header = ("KEY", "SESSION", "TOKENS", "WINDOW", "TURN FLUSH AT", "MAINT FLUSH AT", "USED", "FLUSH", "EVENTS",
               "TRANSCRIPT", "TRUNCATED", "REASON")
     table = [header]
     for r in rows:
@@ -144,7 +147,7 @@ def render_2026_9(report: dict[str, Any]) -> str:
         table.append((
             s.key or "-", s.session_id[:8] + ("" if s.current else " (old)"),
             "-" if r.token_count is None else str(r.token_count), str(r.plan.context_window),
-            str(r.plan.flush_threshold), str(r.plan.compaction_threshold),
+            str(r.plan.compaction_threshold), str(r.plan.flush_threshold),
             f"{r.percent_used:.1f}%" if r.percent_used is not None else "-", r.flush_state, str(s.events),
             _size(s.active_bytes), _trunc(r), r.flush_reason,
         ))

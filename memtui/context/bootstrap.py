@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from memtui.context import bootstrap_2026_9
 from memtui.context.bootstrap_files import (
     BOOTSTRAP_ORDER,
     MINIMAL_BOOTSTRAP_ALLOWLIST,
@@ -21,6 +22,7 @@ from memtui.context.bootstrap_files import (
     load_bootstrap_files,
     read_within_workspace,
 )
+from memtui.context.utf16 import utf16_head, utf16_len, utf16_tail
 from memtui.errors import ConfigError
 from memtui.jscompat import js_trim_end
 from memtui.settings.agent import AgentEnv
@@ -28,7 +30,7 @@ from memtui.settings.context import ContextSettings
 
 MIN_BOOTSTRAP_FILE_BUDGET_CHARS = 64
 MIN_TRIMMED_CONTENT_CHARS = 16
-VARIANTS = ("2026.4", "2026.2")
+VARIANTS = ("2026.4", "2026.2", "2026.9")
 
 
 @dataclass(frozen=True)
@@ -44,42 +46,8 @@ class BudgetVariant:
 BUDGETS = {
     "2026.4": BudgetVariant(12000, 60000, 0.75, 0.25),
     "2026.2": BudgetVariant(20000, 150000, 0.7, 0.2),
+    "2026.9": BudgetVariant(20000, 60000, 0.75, 0.25),  # USER.md and AGENTS.md: `bootstrap_2026_9`
 }
-
-
-def _units(text: str) -> bytes:
-    return text.encode("utf-16-le", "surrogatepass")
-
-
-def utf16_len(text: str) -> int:
-    """Length in UTF-16 code units (JavaScript's `.length`; a lone surrogate counts one)."""
-    return len(_units(text)) // 2
-
-
-def utf16_head(text: str, units: int, *, safe: bool = True) -> str:
-    """The first `units` UTF-16 code units; when `safe`, one fewer where that would split a surrogate pair."""
-    if units <= 0:
-        return ""
-    data = _units(text)
-    if units * 2 >= len(data):
-        return text
-    cut = data[: units * 2]
-    if safe and 0xD800 <= int.from_bytes(cut[-2:], "little") <= 0xDBFF:
-        cut = cut[:-2]
-    return cut.decode("utf-16-le", "surrogatepass")
-
-
-def utf16_tail(text: str, units: int, *, safe: bool = True) -> str:
-    """The last `units` UTF-16 code units; when `safe`, one fewer where that would split a surrogate pair."""
-    if units <= 0:
-        return ""
-    data = _units(text)
-    if units * 2 >= len(data):
-        return text
-    cut = data[len(data) - units * 2:]
-    if safe and 0xDC00 <= int.from_bytes(cut[:2], "little") <= 0xDFFF:
-        cut = cut[2:]
-    return cut.decode("utf-16-le", "surrogatepass")
 
 
 def clamp_to_budget(content: str, budget: int, *, safe: bool = True) -> str:
@@ -163,6 +131,10 @@ def trim_bootstrap_content(content: str, name: str, max_chars: int, variant: str
         return trimmed, False
     if variant == "2026.2":
         return _trim_2026_2(trimmed, name, max_chars, original), True
+    if variant == "2026.9":  # 2026.9.6 slices surrogate-safe (`sliceUtf16Safe`); AGENTS.md keeps a policy digest
+        if name.lower() == "agents.md":
+            return bootstrap_2026_9.trim_agents_md(trimmed, max_chars), True
+        return _trim_2026_4(trimmed, name, max_chars, original, True), True
     return _trim_2026_4(trimmed, name, max_chars, original, safe), True
 
 
@@ -270,6 +242,9 @@ def load_sources(workspace: Path, settings: ContextSettings, session_key: str | 
         if is_minimal_session(session_key):
             sources = [s for s in sources if s.name in MINIMAL_BOOTSTRAP_ALLOWLIST]
         return sources
+    if variant == "2026.9":
+        return [BootstrapSource(f.name, f.path, f.content, f.missing)
+                for f in bootstrap_2026_9.load_sources(workspace, session_key)]
     return [BootstrapSource(f.name, f.path, f.content, f.missing)
             for f in load_bootstrap_files(workspace, settings, session_key)]
 
@@ -282,7 +257,9 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
     warnings: list[str] = []
     stopped = False
     for source in sources:
-        raw = utf16_len(source.content) if source.content is not None else 0
+        # 2026.9.6 reports a file's size after `trimEnd()` (`buildBootstrapInjectionStats`)
+        raw = 0 if source.content is None else \
+            utf16_len(js_trim_end(source.content) if variant == "2026.9" else source.content)
         if not stopped and remaining <= 0:
             stopped = True
         if not stopped and source.missing:
@@ -301,11 +278,12 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
             results.append(BootstrapFile(source.name, source.path, source.missing, raw, 0, False, True, "",
                                          0))
             continue
-        file_max = max(1, min(max_chars, remaining))
+        file_max = max(1, min(_file_budget(source.name, max_chars, variant), remaining))
         trimmed, truncated = trim_bootstrap_content(source.content or "", source.name, file_max, variant)
         text = clamp_to_budget(trimmed, remaining)
         plain, _ = trim_bootstrap_content(source.content or "", source.name, file_max, variant, safe=False)
-        dropped = utf16_len(clamp_to_budget(plain, remaining, safe=False)) - utf16_len(text)
+        dropped = 0 if variant == "2026.9" else \
+            utf16_len(clamp_to_budget(plain, remaining, safe=False)) - utf16_len(text)
         if truncated or utf16_len(text) < utf16_len(trimmed):
             original = utf16_len(js_trim_end(source.content or ""))
             warnings.append(f"workspace bootstrap file {source.name} is {original} chars (limit {file_max}); "
@@ -317,18 +295,25 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
     return results, warnings
 
 
+def _file_budget(name: str, max_chars: int, variant: str) -> int:
+    return bootstrap_2026_9.file_budget(name, max_chars) if variant == "2026.9" else max_chars
+
+
 def resolve_budgets(settings: ContextSettings, variant: str = "2026.4") -> tuple[int, int]:
-    """Per-file and total caps: `agents.defaults`, then the variant's defaults."""
+    """Per-file and total caps: `agents.defaults` (2026.9: the agent's entry over them), then the variant's
+    defaults."""
     defaults = BUDGETS[variant]
-    per_file = settings.bootstrap_max_chars
-    total = settings.bootstrap_total_max_chars
+    per_file, total = (settings.agent_bootstrap_max_chars, settings.agent_bootstrap_total_max_chars) \
+        if variant == "2026.9" else (settings.bootstrap_max_chars, settings.bootstrap_total_max_chars)
     return (defaults.max_chars if per_file is None else per_file,
             defaults.total_max_chars if total is None else total)
 
 
 def bootstrap_report(env: AgentEnv, *, session_key: str | None = None,
-                     variant: str = "2026.4") -> BootstrapReport:
-    """What OpenClaw would inject as Project Context for `session_key` (the agent's main session when None)."""
+                     variant: str | None = None) -> BootstrapReport:
+    """What OpenClaw would inject as Project Context for `session_key` (the agent's main session when None), by
+    the rules of `variant` (default: the agent's generation, 2026.9 or 2026.4)."""
+    variant = variant or ("2026.9" if env.openclaw_layout == "2026.9" else "2026.4")
     if variant not in BUDGETS:
         raise ConfigError(f"unknown bootstrap variant {variant!r}; use one of {', '.join(VARIANTS)}")
     key = session_key or env.context.main_session_key

@@ -72,6 +72,9 @@ class ContextSettings:
     # `bootstrapMaxChars` / `bootstrapTotalMaxChars`; None = the OpenClaw variant's default
     bootstrap_max_chars: int | None = None
     bootstrap_total_max_chars: int | None = None
+    # 2026.9 reads them from the agent's entry first (`resolveBootstrapCharLimit`), then from `agents.defaults`
+    agent_bootstrap_max_chars: int | None = None
+    agent_bootstrap_total_max_chars: int | None = None
     # `agents.defaults.startupContext`
     startup_enabled: bool = True
     startup_apply_on: tuple[str, ...] = ("new", "reset")
@@ -155,6 +158,13 @@ def _bootstrap(raw: dict[str, Any], key: str) -> int | None:
     return positive_int(get_path(raw, "agents", "defaults", key))
 
 
+def _agent_bootstrap(raw: dict[str, Any], entry: dict[str, Any] | None, key: str) -> int | None:
+    """2026.9.6's `resolveBootstrapCharLimit`: the entry's value if it sets one (a bad one means the default, not
+    `agents.defaults`), else `agents.defaults.<key>`."""
+    value = (entry or {}).get(key)
+    return positive_int(get_path(raw, "agents", "defaults", key) if value is None else value)
+
+
 def _default_model(raw: dict[str, Any]) -> tuple[str | None, str | None]:
     value = get_path(raw, "agents", "defaults", "model")
     value = value.get("primary") if isinstance(value, dict) else value
@@ -204,6 +214,8 @@ def resolve_context_settings(raw: dict[str, Any], agent_id: str, where: str = "<
         default_context_tokens=non_negative_int(get_path(raw, "agents", "defaults", "contextTokens")),
         bootstrap_max_chars=_bootstrap(raw, "bootstrapMaxChars"),
         bootstrap_total_max_chars=_bootstrap(raw, "bootstrapTotalMaxChars"),
+        agent_bootstrap_max_chars=_agent_bootstrap(raw, entry, "bootstrapMaxChars"),
+        agent_bootstrap_total_max_chars=_agent_bootstrap(raw, entry, "bootstrapTotalMaxChars"),
         default_agent_id=default_agent_id(raw),
         heartbeat_section_on=heartbeat_section_on(raw, default_agent_id(raw)),
         default_model=_default_model(raw),
