@@ -185,8 +185,10 @@ def resolve_agent(
         if not workspace_dir.is_dir():
             raise PathError(f"workspace {workspace_dir} is not a directory")
     generation = detect_generation(state, agent_id, openclaw_store_path(_store_template(loaded.raw, agent_id), state,
-                                                                        agent_id, env))
+                                                                        agent_id, env), config_generation(loaded.raw))
     warnings = list(loaded.warnings)
+    if generation.note:
+        warnings.append(generation.note)
     retired: list[str] = []
     layout = generation.name if generation.name in ("2026.9", "2026.4") else config_generation(loaded.raw)
     if layout == "2026.9":
