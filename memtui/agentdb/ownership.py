@@ -62,9 +62,20 @@ class ForeignDatabaseError(StoreError):
 
     def __init__(self, path: Path, kind: DatabaseKind) -> None:
         super().__init__(f"{path} is {kind.describe()}; memtui never creates, alters or migrates tables in a "
-                         "database it did not create",
-                         "open it with --read-only, or leave out --store so memtui keeps its own index")
+                         "database it did not create", store_advice(kind))
         self.kind = kind
+
+
+def store_advice(kind: DatabaseKind) -> str:
+    """What to do instead of a writable `--store` on a file of this kind — only what then works: `--read-only`
+    opens OpenClaw 2026.4's index (memtui's layout) but not 2026.9's agent database or another program's file."""
+    if kind.kind == "openclaw-2026.4":
+        return ("open it with --read-only if it is the index OpenClaw uses for this agent (its store.path; memtui "
+                "reads it as it is), or leave out --store so memtui keeps its own index")
+    if kind.kind == "openclaw-agent-db":
+        return ("leave out --store: memtui reads an OpenClaw 2026.9 agent's database itself, read-only (`memtui "
+                "status`, `memtui search --profile openclaw`)")
+    return "give --store a new file, or leave out --store so memtui keeps its own index"
 
 
 def open_read_only(path: Path) -> Any:

@@ -25,6 +25,7 @@ from memtui.index.store import (
     ForeignDatabaseError,
     Store,
     WriterLock,
+    identify_database,
     is_damage,
     move_aside,
     remove_database_files,
@@ -185,8 +186,10 @@ class MemoryManager(StatusReport, EventHub):
         check = check_workspace(self.store, env.workspace_dir, openclaw_own=own)
         if check.foreign is not None and env.read_only:
             self.close()
+            mine = identify_database(env.store_path).memtui_may_write  # else a writable open is refused too
             raise StoreError(f"{check.foreign}; memtui does not answer one workspace from another's index",
-                             "open it without --read-only to index it for this workspace, or pass its own --store")
+                             "open it without --read-only to index it for this workspace, or pass its own --store"
+                             if mine else "leave out --store so memtui keeps its own index of this workspace")
         return check
 
     def _answer_for_this_workspace(self) -> None:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memtui.agentdb.generation import Generation, detect_generation
+from memtui.agentdb.ownership import identify_database, store_advice
 from memtui.agentdb.plugin_state import bind_workspace
 from memtui.errors import ConfigError, PathError
 from memtui.settings.config import (
@@ -146,9 +147,11 @@ def refuse_state_dir_store(store_path: Path, state_dir: Path) -> None:
     refused: that folder is OpenClaw's, and memtui never writes there."""
     resolved = state_dir.resolve()
     if store_path.is_relative_to(resolved) and not store_path.is_relative_to(legacy_memtui_dir(resolved)):
+        kind = identify_database(store_path)
+        hint = store_advice(kind) if kind.kind in ("openclaw-2026.4", "openclaw-agent-db") else \
+            "give --store a path outside the state dir, or leave out --store so memtui keeps its own index"
         raise PathError(f"--store {store_path} is inside the OpenClaw state dir {state_dir}, which is OpenClaw's; "
-                        "memtui never writes there",
-                        "open it with --read-only, or give --store a path outside the state dir")
+                        "memtui never writes there", hint)
 
 
 def _store_template(raw: dict[str, Any], agent_id: str) -> str:
