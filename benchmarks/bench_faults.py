@@ -252,7 +252,8 @@ def kills(root: Path, tally: Tally, rounds: int) -> None:
         elif not forced and json.loads(status.stdout)["dirty"] is not True:
             failed.append("status clean after a killed incremental run")
         done = cli(state, workspace, "index")
-        if done.returncode != 0 or [p for p in (state / "memtui").iterdir() if ".tmp-" in p.name]:
+        index = index_path(state, workspace)
+        if done.returncode != 0 or [p for p in index.parent.iterdir() if p.name.startswith(index.name + ".tmp-")]:
             failed.append("temp files survived the next index")
         expected = _chunks(state, workspace)
         hits = json.loads(cli(state, workspace, "search", "payment webhook runbook", "--json").stdout)["results"]
@@ -707,6 +708,8 @@ def main() -> int:
     chosen = args.only or list(CLASSES)
     tallies = [Tally(name) for name in chosen]
     root = Path(tempfile.mkdtemp(prefix="memtui-faults-"))
+    # memtui's own files (the index of a workspace not configured in the state dir) stay in the run's folder
+    os.environ["MEMTUI_DATA_DIR"] = ENV["MEMTUI_DATA_DIR"] = str(root / "data")
     wall, cpu = time.perf_counter(), time.process_time()
     children_cpu = os.times()
     try:
