@@ -30,8 +30,8 @@ def _manager(tmp_path: Path, server: EmbeddingServer) -> MemoryManager:
     meta = add_vectors(agent.agent_db)
     config_path = agent.state / "openclaw.json"
     config = json.loads(config_path.read_text(encoding="utf-8"))
-    config.setdefault("agents", {}).setdefault("defaults", {})["memorySearch"] = {
-        "provider": "openai", "model": meta["model"], "remote": {"baseUrl": f"{server.url}/v1", "apiKey": KEY}}
+    config.setdefault("memory", {}).setdefault("search", {}).update(  # 2026.9's key (memorySearch is retired)
+        provider="openai", model=meta["model"], remote={"baseUrl": f"{server.url}/v1", "apiKey": KEY})
     config_path.write_text(json.dumps(config), encoding="utf-8")
     server.dims = meta["vectorDims"]
     return MemoryManager(resolve_agent(state_dir=str(agent.state)))
