@@ -18,6 +18,7 @@ from memtui.dreaming.recall_store import (
     iso_ms,
     load_phase_signals,
     load_recall_store,
+    refuse_2026_4_state,
     save_phase_signals,
     save_recall_store,
 )
@@ -135,7 +136,10 @@ def remove_grounded_only(workspace_dir: Path, now: datetime | None = None) -> in
 def run_backfill(workspace_dir: Path, path: Path, *, stage_short_term: bool = False, now: datetime | None = None,
                  tz: tzinfo | None = None) -> BackfillResult:
     """One backfill entry per daily note, replacing the earlier set; with `stage_short_term`, the grounded
-    candidates are re-staged in the short-term store."""
+    candidates are re-staged in the short-term store (refused before anything is written in a 2026.9 workspace,
+    whose short-term store is OpenClaw's database)."""
+    if stage_short_term:
+        refuse_2026_4_state(workspace_dir)
     moment = resolve_now(now)
     sources = daily_files(path)
     grounded = [preview_file(f"memory/{p.name}", p.read_bytes().decode("utf-8", errors="replace"))
@@ -161,7 +165,10 @@ def run_backfill(workspace_dir: Path, path: Path, *, stage_short_term: bool = Fa
 
 def rollback(workspace_dir: Path, *, diary_entries: bool, short_term: bool,
              now: datetime | None = None) -> BackfillResult:
-    """Strip the backfill entries from DREAMS.md and/or the grounded-only short-term candidates."""
+    """Strip the backfill entries from DREAMS.md and/or the grounded-only short-term candidates (the latter refused
+    before anything is written in a 2026.9 workspace)."""
+    if short_term:
+        refuse_2026_4_state(workspace_dir)
     result = BackfillResult()
     if diary_entries:
         result.dreams_path = str(diary.dreams_path(workspace_dir))
