@@ -46,9 +46,9 @@ MAIN_SCREEN_ACTIONS = frozenset(a.name for a in ACTIONS) - SCREEN_INDEPENDENT
 EDITOR_ACTIONS = frozenset({"save", "leave_edit"})
 GIL_SWITCH = 0.001  # seconds a worker thread may hold the GIL while the UI thread waits (Python's default: 5 ms)
 SCREENSHOT_IDLE_TICKS = 12  # 1.2 s idle: the footer, rebuilt on focus changes, paints late headless
-# The panes of the main screen's help, in screen order: (title, selector of the widget holding its keys).
-HELP_PANES = (("Search box", "#query"), ("Files", "#browser"), ("Results", "#results"), ("Trace", "#trace"),
-              ("File viewer and editor", "#viewer"))
+# The panes of the main screen's help, in screen order: (title, selectors of the widgets holding its keys).
+HELP_PANES = (("Search box", ("#query",)), ("Files", ("#browser",)), ("Results", ("#results",)),
+              ("Trace", ("#trace",)), ("File viewer and editor", ("#viewer", "#viewer-text")))
 
 
 class MemtuiApp(PaneController, SearchController, BrowserController, TuningController, CurationController,
@@ -140,8 +140,9 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
         keymap = self._keymap
         close = bound_keys("app.help", self.keymap_overrides).split(",")
         if self.screen is self.screen_stack[0]:
-            groups = [(title, key_rows(live_bindings(self.query_one(selector), keymap)))
-                      for title, selector in HELP_PANES]
+            groups = [(title, key_rows([binding for selector in selectors
+                                        for binding in live_bindings(self.query_one(selector), keymap)]))
+                      for title, selectors in HELP_PANES]
             panel = self.tuning_panel
             if panel is not None:
                 groups.append(("Tuning", key_rows(live_bindings(panel, keymap))))

@@ -7,18 +7,20 @@ import re
 from importlib import resources
 from typing import ClassVar
 
+from rich.console import RenderableType
 from rich.table import Table
 from rich.text import Text
 from textual import events
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingsMap, BindingType
-from textual.containers import VerticalScroll
+from textual.containers import Vertical, VerticalScroll
 from textual.dom import DOMNode
 from textual.screen import ModalScreen
 from textual.widgets import Footer, Static
 
 from memtui.tui.actions import bound_keys
 from memtui.tui.keys import keys_display
+from memtui.tui.widgets.scroll import scroll_now
 
 KeyRow = tuple[str, str, str, str]  # keys, label, help, binding id
 
@@ -58,12 +60,16 @@ def keys_table(rows: list[KeyRow]) -> Table:
 
 
 class HelpScreen(ModalScreen[None]):
-    """A screen's intro and its keys, grouped; escape, q or the help key closes."""
+    """A screen's intro and its keys, grouped; escape, q or the help key closes, ↑/↓ (j/k), PgUp/PgDn scroll."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("escape,q", "close", "close"),
-        Binding("j,down", "scroll('down')", "scroll", show=False),
-        Binding("k,up", "scroll('up')", "scroll", show=False),
+        Binding("j,down", "scroll(1)", "scroll", show=False, priority=True),
+        Binding("k,up", "scroll(-1)", "scroll", show=False, priority=True),
+        Binding("pagedown,space", "page(1)", "page", show=False, priority=True),
+        Binding("pageup", "page(-1)", "page", show=False, priority=True),
+        Binding("home", "scroll(-1_000_000)", "top", show=False, priority=True),
+        Binding("end", "scroll(1_000_000)", "end", show=False, priority=True),
     ]
 
     def __init__(self, title: str, groups: list[tuple[str, list[KeyRow]]], *, intro: str = "",
@@ -80,16 +86,17 @@ class HelpScreen(ModalScreen[None]):
         return [row for _name, rows in self.groups for row in rows]
 
     def compose(self) -> ComposeResult:
-        """Intro, then one table per group."""
-        with VerticalScroll(id="help-box"):
+        """Title, then the intro and one table per group (scrolling), then how to scroll and close."""
+        with Vertical(id="help-box"):
             yield Static(Text(self.title_text, style="bold"), id="modal-title")
-            if self.intro:
-                from textual.widgets import Markdown  # markdown-it and Pygments load with the first help screen
-
-                yield Markdown(self.intro, id="help-body")
-            for name, rows in self.groups:
-                yield Static(Text(name, style="bold underline"), classes="help-group")
-                yield Static(keys_table(rows), classes="help-keys")
+            with VerticalScroll(id="help-scroll"):
+                if self.intro:
+                    yield Static(intro_markdown(self.intro), id="help-body")
+                for name, rows in self.groups:
+                    yield Static(Text(name, style="bold underline"), classes="help-group")
+                    yield Static(keys_table(rows), classes="help-keys")
+            close = " ".join(["Esc", "q", *(keys_display(key) for key in self.close_keys)])
+            yield Static(Text(f"↑↓ PgUp PgDn scroll · {close} close"), id="modal-hint")
         yield Footer()
 
     def on_key(self, event: events.Key) -> None:
@@ -102,10 +109,22 @@ class HelpScreen(ModalScreen[None]):
         """Close the help."""
         self.dismiss(None)
 
-    def action_scroll(self, direction: str) -> None:
-        """Scroll the help."""
-        box = self.query_one("#help-box", VerticalScroll)
-        box.scroll_down(animate=False) if direction == "down" else box.scroll_up(animate=False)
+    def action_scroll(self, lines: int) -> None:
+        """Scroll the help by `lines` at once (keys typed in a burst, or held down, each move it)."""
+        scroll_now(self.query_one("#help-scroll", VerticalScroll), lines)
+
+    def action_page(self, pages: int) -> None:
+        """Scroll the help by `pages` screens."""
+        box = self.query_one("#help-scroll", VerticalScroll)
+        scroll_now(box, pages * max(1, box.scrollable_content_region.height - 1))
+
+
+def intro_markdown(text: str) -> RenderableType:
+    """The intro as one Rich Markdown renderable: one widget to lay out, where Textual's Markdown widget made one
+    per block (most of the help's 0.2 s to open)."""
+    from rich.markdown import Markdown  # markdown-it loads with the first help screen
+
+    return Markdown(text, inline_code_theme="ansi_dark")
 
 
 def help_intro(name: str, keymap: dict[str, str] | None = None) -> str:

@@ -15,6 +15,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Footer, Input, Label, Static
 
 from memtui.tui.widgets.ordered_keys import KeysInOrder
+from memtui.tui.widgets.scroll import scroll_now
 
 # A dialog's box takes at most 90 % of the rows above the footer (app.tcss); around its scrolling body sit the
 # border (2), the title and its margin (2), the buttons and the hint, each with a margin (4).
@@ -36,10 +37,10 @@ class TextModal(SizedModal):
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("c", "copy", "copy"),
         Binding("escape", "close", "close"),
-        Binding("j,down", "scroll('down')", "scroll", show=False),
-        Binding("k,up", "scroll('up')", "scroll", show=False),
-        Binding("pagedown,space", "scroll('page-down')", "page", show=False),
-        Binding("pageup", "scroll('page-up')", "page", show=False),
+        Binding("j,down", "scroll(1)", "scroll", show=False, priority=True),
+        Binding("k,up", "scroll(-1)", "scroll", show=False, priority=True),
+        Binding("pagedown,space", "page(1)", "page", show=False, priority=True),
+        Binding("pageup", "page(-1)", "page", show=False, priority=True),
     ]
 
     def __init__(self, title: str, body: str | Text | Group, *, copy_text: str | None = None) -> None:
@@ -71,11 +72,14 @@ class TextModal(SizedModal):
         """Close."""
         self.dismiss(None)
 
-    def action_scroll(self, how: str) -> None:
-        """Scroll the body."""
+    def action_scroll(self, lines: int) -> None:
+        """Scroll the body by `lines` at once (every key of a burst counts)."""
+        scroll_now(self.query_one("#modal-scroll", VerticalScroll), lines)
+
+    def action_page(self, pages: int) -> None:
+        """Scroll the body by `pages` screens."""
         scroll = self.query_one("#modal-scroll", VerticalScroll)
-        {"down": scroll.scroll_down, "up": scroll.scroll_up, "page-down": scroll.scroll_page_down,
-         "page-up": scroll.scroll_page_up}[how](animate=False)
+        scroll_now(scroll, pages * max(1, scroll.scrollable_content_region.height - 1))
 
 
 class ErrorModal(TextModal):

@@ -25,14 +25,22 @@ MAX_RENDERED_CHARS = 200_000
 
 
 class MemoryTextArea(KeysInOrder, TextArea):
-    """A TextArea with vim-style movement while it is read-only."""
+    """A TextArea with vim-style movement while it is read-only, and undo / redo in the footer while it edits."""
 
     BINDINGS: ClassVar[list[BindingType]] = [
         Binding("j", "vim('down')", "Down", show=False),
         Binding("k", "vim('up')", "Up", show=False),
         Binding("g", "vim('top')", "Top", show=False),
         Binding("G", "vim('bottom')", "Bottom", show=False),
+        Binding("ctrl+z,super+z", "undo", "undo", id="edit.undo", tooltip="Undo the last edit."),
+        Binding("ctrl+y,super+y", "redo", "redo", id="edit.redo", tooltip="Redo what ctrl+z undid."),
     ]
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """Undo and redo only while editing (out of the footer otherwise)."""
+        if action in ("undo", "redo"):
+            return not self.read_only
+        return super().check_action(action, parameters)
 
     def action_vim(self, motion: str) -> None:
         """Move the cursor (read-only mode only; in edit mode the keys type)."""
