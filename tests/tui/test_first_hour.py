@@ -13,6 +13,7 @@ from textual.widgets._footer import FooterKey
 
 from memtui.manager import MemoryManager
 from memtui.tui.screens.help import HelpScreen
+from memtui.tui.screens.modals import PromptInput, TextModal
 from memtui.tui.screens.sessions import SessionsScreen
 
 
@@ -168,3 +169,24 @@ async def test_the_editor_footer_offers_undo(manager: MemoryManager, make_app) -
         await pilot.press("question_mark")
         await settle(app, pilot)
         assert [row[1] for row in app.screen.rows if row[0].startswith("ctrl+z")] == ["undo"]
+
+
+async def test_why_not_offers_the_last_location_again(manager: MemoryManager, make_app) -> None:
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("W", *"memory/2026-04-20.md:3", "enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TextModal) and "2026-04-20.md" in app.screen.title_text
+        await pilot.press("escape", "W")
+        await settle(app, pilot)
+        box = app.screen.query_one(PromptInput)
+        assert box.value == "memory/2026-04-20.md:3"
+        await pilot.press("enter")
+        await settle(app, pilot)
+        assert isinstance(app.screen, TextModal) and "2026-04-20.md" in app.screen.title_text
+        await pilot.press("escape")
+        await settle(app, pilot)
+        await pilot.press("W", *"MEMORY.md:2")  # typed at once: it replaces the offered location
+        await settle(app, pilot)
+        assert app.screen.query_one(PromptInput).value == "MEMORY.md:2"

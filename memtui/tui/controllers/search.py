@@ -41,6 +41,7 @@ class SearchController(MemtuiBase):
         self._search_running = False
         self._pending_search: tuple[int, bool] | None = None
         self._trace_request: tuple[str | None] | None = None
+        self.last_location = ""  # the last path:line typed for why-not, offered again
         self._search_info: Text | str = ""
         self.history = QueryHistory(None if self.manager.env.read_only else self.manager.env.memtui_dir / HISTORY_FILE)
 
@@ -322,6 +323,7 @@ class SearchController(MemtuiBase):
 
             if not value:
                 return
+            self.last_location = value.strip()
             try:
                 path, line = parse_location(value)
             except MemtuiError as exc:
@@ -329,7 +331,7 @@ class SearchController(MemtuiBase):
                 return
             self.explain_location(path, line)
 
-        self.push_screen(PromptModal("Why not… which chunk?", "memory/2026-04-20.md:12"), chosen)
+        self.push_screen(PromptModal("Why not… which chunk?", "memory/2026-04-20.md:12", self.last_location), chosen)
 
     def explain_location(self, path: str, line: int) -> None:
         """Explain the chunk of `path` covering `line`."""

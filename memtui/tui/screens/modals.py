@@ -133,6 +133,11 @@ class ChoiceModal(SizedModal):
 class PromptInput(KeysInOrder, Input):
     """The dialog's one-line box."""
 
+    def type_character(self, character: str) -> None:
+        """Type `character` as a key would: over the selected text (a remembered value is selected)."""
+        start, end = sorted(self.selection)
+        self.replace(character, start, end)
+
 
 class PromptModal(ModalScreen[str | None]):
     """Asks for one line of text; Enter submits, Escape cancels (None)."""
@@ -165,7 +170,7 @@ class PromptModal(ModalScreen[str | None]):
             event.stop()
             event.prevent_default()
             self.set_focus(box)  # at once: the keys typed after this one go to the box, in order
-            box.call_later(box.insert_text_at_cursor, event.character)
+            box.call_later(box.type_character, event.character)
 
     def action_cancel(self) -> None:
         """Close without a value."""
