@@ -15,7 +15,8 @@ Classes (a failure is what a user would call a bug):
                editor saves the same log. Failure: a reader sees an empty or broken index or no answer,
                a rebuild fails, or an appended line is lost.
   bad inputs   deep JSON in a transcript, a folder 1,100 levels deep, a deep config, nonsense chunking,
-               foreign/truncated/random index files, an unwritable state dir, malformed MCP lines.
+               foreign/truncated/random index files, an unwritable state dir (read, never written: memtui's
+               index lives in its data folder), malformed MCP lines.
                Failure: a traceback, a multi-line error, or the rest of the memory not indexed.
   links        (issue 29, items 3, 4, 8) hard links to an outside file as a note, MEMORY.md, a note in a
                subfolder and in an extra path, read by `get`, MCP `memory_get` and indexed into search, and
@@ -452,7 +453,10 @@ def bad_inputs(root: Path, tally: Tally) -> None:
     state.chmod(0o555)
     as_user = {"preexec_fn": _without_root_powers} if os.geteuid() == 0 else {}
     for command in (["status"], ["search", "payment"], ["index"]):
-        tally.record(clean_error(cli(state, workspace, *command, **as_user)), f"read-only state dir: {command[0]}")
+        # memtui's index lives in its own data folder: a read-only state dir (OpenClaw's) is read, never written
+        done = cli(state, workspace, *command, **as_user)
+        tally.record(done.returncode == 0 and "Traceback" not in done.stderr and not any(state.iterdir()),
+                     f"read-only state dir: {command[0]}")
     state.chmod(0o755)
 
     state, workspace = _fresh(root, "mcp")
