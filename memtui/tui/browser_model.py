@@ -180,3 +180,9 @@ class Listing:
     def in_group(self, group: tuple[object, ...]) -> list[BrowserEntry]:
         """The entries of one group: ("month", year, month), (section,) or ("",) for the top level."""
         return list(self._grouped().get(group, []))
+
+    def not_indexed(self, sessions_indexed: bool) -> int:
+        """How many listed files the index leaves out by rule: DREAMS.md (OpenClaw indexes `MEMORY.md` and
+        `memory/` only), and the session transcripts unless `memorySearch.sources` has sessions."""
+        dreams = sum(1 for name in DREAMS_FILES if name in self.entries)
+        return dreams + (0 if sessions_indexed else self.group_counts().get((TRANSCRIPTS,), 0))

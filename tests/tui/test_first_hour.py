@@ -190,3 +190,19 @@ async def test_why_not_offers_the_last_location_again(manager: MemoryManager, ma
         await pilot.press("W", *"MEMORY.md:2")  # typed at once: it replaces the offered location
         await settle(app, pilot)
         assert app.screen.query_one(PromptInput).value == "MEMORY.md:2"
+
+
+async def test_the_file_counts_add_up(manager: MemoryManager, make_app) -> None:
+    """The browser listed 11 files, the status bar said 8: DREAMS.md and the two transcripts are listed, not
+    indexed (the fixture's agent indexes memory only)."""
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(app, pilot)
+        indexed = manager.status()["files"]
+        status = str(app.query_one("#status-bar").render())
+        assert f" · {indexed} files · " in status
+        assert app.browser.border_subtitle == f"11 files · {11 - indexed} not indexed"
+        (manager.env.workspace_dir / "DREAMS.md").unlink()
+        app.refresh_browser()
+        await settle(app, pilot)
+        assert app.browser.border_subtitle == f"10 files · {10 - indexed} not indexed"

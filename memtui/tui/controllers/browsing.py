@@ -84,7 +84,7 @@ class BrowserController(MemtuiBase):
         first = not self.browser.listed
         self.browser.show_listing(message.listing, self.today, message.changes)
         self._shown_listing = self.browser.listing
-        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
+        self.browser.border_subtitle = self.files_subtitle()
         if first and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
         if first:
@@ -161,7 +161,7 @@ class BrowserController(MemtuiBase):
         self._tracking -= 1
         was_empty = not self.browser.listing.entries
         self.browser.apply(message.added, message.removed)
-        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
+        self.browser.border_subtitle = self.files_subtitle()
         if was_empty != (not self.browser.listing.entries) and not self.query_input.value.strip():
             self.query_one("#trace", TracePanel).show(None, None, hint=self.idle_hint())
         self._check_listing()
@@ -193,13 +193,25 @@ class BrowserController(MemtuiBase):
         elif viewer.reload(keep_editing=True):
             self.notify(f"Reloaded {viewer.rel}")
 
+    def files_subtitle(self) -> str:
+        """`35 files · 1 not indexed`: the files listed, and how many of them the index leaves out by rule, so the
+        count adds up to the status bar's indexed files."""
+        listing = self.browser.listing
+        left_out = listing.not_indexed("sessions" in self.manager.settings.sources)
+        files = counted(len(listing.entries), "file")
+        if not left_out:
+            return files
+        text = f"{files} · {left_out:,} not indexed"
+        room = self.browser.outer_size.width - 4  # the border's corners and the spaces around the text
+        return text if len(text) <= room or not room else f"{files} · {left_out:,} unindexed"
+
     # -- the file filter ----------------------------------------------------------------------
 
     @on(Input.Changed, "#browser-filter")
     def _filter_changed(self, event: Input.Changed) -> None:
         self.browser.set_filter(event.value)
         self.browser.border_subtitle = f"{self.browser.shown:,} match" if event.value.strip() else \
-            counted(len(self.browser.listing.entries), "file")
+            self.files_subtitle()
 
     @on(Input.Submitted, "#browser-filter")
     def _filter_submitted(self, _event: Input.Submitted) -> None:
@@ -222,7 +234,7 @@ class BrowserController(MemtuiBase):
         box.value = ""
         box.display = False
         self.browser.set_filter("")
-        self.browser.border_subtitle = counted(len(self.browser.listing.entries), "file")
+        self.browser.border_subtitle = self.files_subtitle()
         self.focus_now(self.browser)
 
     # -- the viewer ---------------------------------------------------------------------------
