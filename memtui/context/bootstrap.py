@@ -162,6 +162,7 @@ class BootstrapFile:
     text: str
     file_max_chars: int
     surrogate_units_dropped: int = 0
+    trimmed_end: str = ""  # the trailing whitespace OpenClaw's trimEnd() took off before injecting (or cutting)
 
     def to_json(self) -> dict[str, Any]:
         """camelCase shape, like OpenClaw's `systemPromptReport` entries."""
@@ -290,8 +291,10 @@ def build_bootstrap(sources: list[BootstrapSource], *, max_chars: int, total_max
                             "truncating in injected context")
         injected = utf16_len(text)
         remaining = max(0, remaining - injected)
+        content = source.content or ""
         results.append(BootstrapFile(source.name, source.path, False, raw, injected,
-                                     truncated or injected < utf16_len(trimmed), not text, text, file_max, dropped))
+                                     truncated or injected < utf16_len(trimmed), not text, text, file_max, dropped,
+                                     content[len(js_trim_end(content)):]))
     return results, warnings
 
 

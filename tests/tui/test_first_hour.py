@@ -8,7 +8,7 @@ import pytest
 from pilot import search, settle
 from textual import events
 from textual.command import CommandList, CommandPalette
-from textual.widgets import Footer
+from textual.widgets import DataTable, Footer
 from textual.widgets._footer import FooterKey
 
 from memtui.manager import MemoryManager
@@ -206,3 +206,23 @@ async def test_the_file_counts_add_up(manager: MemoryManager, make_app) -> None:
         app.refresh_browser()
         await settle(app, pilot)
         assert app.browser.border_subtitle == f"10 files · {10 - indexed} not indexed"
+
+
+async def test_a_whole_bootstrap_file_says_what_its_missing_char_was(manager: MemoryManager, make_app) -> None:
+    """The row read "496 raw, 495 injected, whole": OpenClaw's trimEnd() takes the trailing newline off."""
+    (manager.env.workspace_dir / "SOUL.md").write_text("# Soul\n\nBe kind.  \n\n", encoding="utf-8")
+    app = make_app(manager)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(app, pilot)
+        app.results.focus()
+        await pilot.press("s", "2")
+        await settle(app, pilot)
+        table = app.screen.query_one("#bootstrap-table", DataTable)
+        rows = {str(table.get_cell_at((row, 0))): [str(cell) for cell in table.get_row_at(row)]
+                for row in range(table.row_count)}
+        memory = (manager.env.workspace_dir / "MEMORY.md").read_text(encoding="utf-8")
+        assert rows["MEMORY.md"][1:] == [f"{len(memory):,}", f"{len(memory) - 1:,}", "12,000",
+                                         "whole, trailing newline trimmed"]
+        assert rows["SOUL.md"][1:3] == ["20", "16"] and rows["SOUL.md"][4] == "whole, 4 trailing blanks trimmed"
+        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        assert "whole, trailing newline trimmed" in text and "whole, 4 trailing blanks trimmed" in text

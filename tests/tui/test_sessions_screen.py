@@ -53,4 +53,4 @@ async def test_bootstrap_tab_reads_the_same_wherever_the_workspace_lives(tmp_pat
     # Seven bootstrap files are missing (each injected as a marker naming its path); MEMORY.md is whole.
     assert "495 of 496 chars from 1 file · 7 missing ([MISSING] marker)" in summary
     assert rows[0] == ["AGENTS.md", "0", "marker", "–", "missing"]
-    assert rows[-1] == ["MEMORY.md", "496", "495", "12,000", "whole"]
+    assert rows[-1] == ["MEMORY.md", "496", "495", "12,000", "whole, trailing newline trimmed"]

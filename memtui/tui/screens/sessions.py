@@ -20,7 +20,7 @@ from textual.widgets import DataTable, Footer, Static, TabbedContent, TabPane, T
 from textual.worker import Worker, WorkerState
 
 from memtui.agentdb.sessions_budget import SessionBudget
-from memtui.context.bootstrap import BootstrapReport, bootstrap_report
+from memtui.context.bootstrap import BootstrapFile, BootstrapReport, bootstrap_report
 from memtui.context.sessions import SessionReport, SessionsReport, session_reports
 from memtui.context.startup import StartupContext, startup_context
 from memtui.settings.agent import AgentEnv
@@ -106,6 +106,18 @@ def bootstrap_summary(report: BootstrapReport, session_key: str | None) -> Text:
         text += f" · {missing} missing ([MISSING] marker)"
     text += f" · budget {report.max_chars:,}/file, {report.total_max_chars:,} total"
     return Text(text + (" · minimal" if report.minimal else ""))
+
+
+def trim_note(entry: BootstrapFile) -> str:
+    """What a whole file's injected text lacks against its raw size: the trailing whitespace OpenClaw's `trimEnd()`
+    takes off (`, trailing newline trimmed`, `, 3 trailing blanks trimmed`); "" when the sizes are equal."""
+    trimmed = entry.trimmed_end
+    if not trimmed or entry.raw_chars - entry.injected_chars != len(trimmed):
+        return ""
+    count = len(trimmed)
+    kind = {frozenset("\n"): "newline", frozenset(" "): "space"}.get(frozenset(trimmed), "blank")
+    what = f"trailing {kind}" if count == 1 else f"{count} trailing {kind}s"
+    return f", {what} trimmed"  # at most 35 cells: the state column's room at 80 columns
 
 
 class AgentSessionsLoaded(Message):
@@ -371,7 +383,7 @@ class SessionsScreen(Screen[None]):
         table.clear()
         for entry in report.files:
             state = "missing" if entry.missing else "skipped" if entry.skipped else \
-                "truncated" if entry.truncated else "whole"
+                "truncated" if entry.truncated else "whole" + trim_note(entry)
             marker = entry.missing and not entry.skipped
             table.add_row(Text(entry.name), Text(f"{entry.raw_chars:,}", justify="right"),
                           Text("marker" if marker else f"{entry.injected_chars:,}", justify="right",
