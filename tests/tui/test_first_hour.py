@@ -4,6 +4,8 @@ rows, the clipboard toast, the tuning rows, and the background of a dialog after
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from pilot import search, settle
 from textual import events
@@ -226,3 +228,34 @@ async def test_a_whole_bootstrap_file_says_what_its_missing_char_was(manager: Me
         assert rows["SOUL.md"][1:3] == ["20", "16"] and rows["SOUL.md"][4] == "whole, 4 trailing blanks trimmed"
         text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
         assert "whole, trailing newline trimmed" in text and "whole, 4 trailing blanks trimmed" in text
+
+
+@pytest.mark.parametrize(("set_clipboard", "expected"), [
+    (None, "Sent citation to the terminal clipboard (OSC 52); your terminal may ignore it"),
+    ("on", "Sent citation to the terminal clipboard (OSC 52 through tmux); your terminal may ignore it"),
+    ("external", "Citation did not reach the terminal clipboard (OSC 52): tmux drops what programs send it while "
+                 "its set-clipboard is external; `tmux set -g set-clipboard on` lets it through"),
+])
+async def test_the_clipboard_toast_claims_only_what_it_knows(manager: MemoryManager, make_app, tmp_path, monkeypatch,
+                                                             set_clipboard, expected) -> None:
+    """It said "Copied citation to the terminal clipboard" when tmux (set-clipboard external) had dropped it. A
+    `tmux` on PATH answers as tmux would."""
+    if set_clipboard is None:
+        monkeypatch.delenv("TMUX", raising=False)
+    else:
+        fake = tmp_path / "bin" / "tmux"
+        fake.parent.mkdir()
+        fake.write_text(f'#!/bin/sh\n[ "$*" = "show-options -gv set-clipboard" ] && echo {set_clipboard}\n',
+                        encoding="utf-8")
+        fake.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{fake.parent}{os.pathsep}{os.environ['PATH']}")
+        monkeypatch.setenv("TMUX", "/tmp/tmux-0/default,1,0")
+    app = make_app(manager)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("c")
+        await settle(app, pilot)
+        assert app.clipboard.startswith("memory/")
+        toast = list(app._notifications)[-1]
+        assert toast is not None and toast.message.startswith(expected), toast
+        assert toast.severity == ("warning" if set_clipboard == "external" else "information")

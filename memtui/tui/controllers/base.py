@@ -18,6 +18,7 @@ from textual.widgets import Input, TextArea
 from memtui.index.workspace import memory_location
 from memtui.manager import MemoryManager
 from memtui.tui.actions import bound_keys
+from memtui.tui.clipboard import osc52_outcome
 from memtui.tui.keys import keys_display
 from memtui.tui.tuning import Tuning
 from memtui.tui.widgets import FileViewer, MemoryBrowser, ResultsTable
@@ -132,13 +133,16 @@ class MemtuiBase(App[int]):
     # -- clipboard ----------------------------------------------------------------------------
 
     def copy_text(self, text: str, what: str) -> None:
-        """Copy to the system clipboard (pyperclip) or, without one, the terminal's (OSC 52); toast either way."""
+        """Copy to the system clipboard (pyperclip) and send it to the terminal's (OSC 52); the toast claims only
+        what is known: a copy to the system clipboard, or OSC 52 sent (and dropped, when tmux says it drops it)."""
         self.copy_to_clipboard(text)
-        where = "terminal clipboard (OSC 52)"
         if self.system_clipboard:
             try:
                 pyperclip.copy(text)
-                where = "system clipboard"
             except pyperclip.PyperclipException:
                 pass
-        self.notify(f"Copied {what} to the {where}")
+            else:
+                self.notify(f"Copied {what} to the system clipboard")
+                return
+        message, dropped = osc52_outcome(what)
+        self.notify(message, severity="warning" if dropped else "information", timeout=8 if dropped else 4)
