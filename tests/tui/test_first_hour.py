@@ -259,3 +259,21 @@ async def test_the_clipboard_toast_claims_only_what_it_knows(manager: MemoryMana
         toast = list(app._notifications)[-1]
         assert toast is not None and toast.message.startswith(expected), toast
         assert toast.severity == ("warning" if set_clipboard == "external" else "information")
+
+
+@pytest.mark.parametrize("size", [(80, 24), (120, 36), (200, 50)])
+async def test_a_tuned_knob_stays_on_its_line(manager: MemoryManager, make_app, size) -> None:
+    """At 120 columns the profile's row wrapped its configured value, '(memtui)', onto a line of its own."""
+    app = make_app(manager)
+    async with app.run_test(size=size) as pilot:
+        await search(app, pilot, "redis")
+        await pilot.press("t")
+        await settle(app, pilot)
+        panel = app.tuning_panel
+        assert panel is not None and panel.field == "profile"
+        await pilot.press("right", "down", "right", "right")
+        await settle(app, pilot)
+        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        rows = [line[panel.region.x + 1:panel.region.right - 1].strip() for line in lines[panel.region.y + 1:]]
+        assert rows[0].split() == ["profile", "openclaw", "(memtui)"]
+        assert rows[1].split()[0] == "vectorWeight" and rows[1].endswith(")")

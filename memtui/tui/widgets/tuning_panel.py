@@ -54,13 +54,23 @@ class TuningPanel(OptionList):
         self.highlighted = 0
 
     def _prompt(self, field: str) -> Text:
+        """`label  value (configured value)`; the gap after the label narrows when the line would not fit the
+        panel's width (a wrapped line read as a knob of its own)."""
         knob = KNOBS_BY_FIELD[field]
-        changed = self.tuning.value_text(field) != self.configured.value_text(field)
-        line = Text(knob.label.ljust(LABEL_WIDTH), style="bold" if changed else "")
-        line.append(self.tuning.value_text(field), style="bold" if changed else "")
-        if changed:
-            line.append(f" ({self.configured.value_text(field)})", style="dim")
+        value = self.tuning.value_text(field)
+        changed = value != self.configured.value_text(field)
+        configured = f" ({self.configured.value_text(field)})" if changed else ""
+        room = self.scrollable_content_region.width
+        label_width = LABEL_WIDTH if not room else max(len(knob.label) + 1,
+                                                        min(LABEL_WIDTH, room - len(value) - len(configured)))
+        line = Text(knob.label.ljust(label_width), style="bold" if changed else "")
+        line.append(value, style="bold" if changed else "")
+        line.append(configured, style="dim")
         return line
+
+    def on_resize(self) -> None:
+        """Fit the lines to the new width."""
+        self.show(self.tuning)
 
     def show(self, tuning: Tuning) -> None:
         """Display `tuning` (after a reset or a typed value) without posting a change."""
