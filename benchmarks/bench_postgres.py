@@ -128,12 +128,15 @@ def agent_env(root: Path, workspace: Path, agent: str, url: str | None) -> Agent
 
 
 def server_cpu(pid: int | None) -> float:
-    """CPU seconds used so far by the PostgreSQL server (postmaster and its backends); 0 without one."""
+    """CPU seconds used so far by the PostgreSQL server (postmaster, its backends and those already gone); 0
+    without one."""
     if pid is None:
         return 0.0
     total = 0.0
     try:
         root = psutil.Process(pid)
+        times = root.cpu_times()  # the backends of closed connections are counted in the postmaster's children
+        total += times.children_user + times.children_system
         for process in [root, *root.children(recursive=True)]:
             times = process.cpu_times()
             total += times.user + times.system

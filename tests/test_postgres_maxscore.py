@@ -85,7 +85,7 @@ def compare(conn: Any, gens: str, terms_list: list[list[str]], limit: int) -> Co
         seen: list[str] = []
 
         def watched(sql: str, params: dict[str, Any], seen: list[str] = seen) -> list[tuple[Any, ...]]:
-            seen.append("pruned" if "cands AS" in sql else "probe" if "best AS" in sql else "bounds"
+            seen.append("pruned" if "b0 AS" in sql else "probe" if "best AS" in sql else "bounds"
                         if "ms_lexemes" in params else "exhaustive")
             return run(sql, params)
         pruned = maxscore.top_chunks(watched, phrases, gens, filters="", limit=limit)
@@ -100,10 +100,11 @@ def test_pruned_top_k_equals_reading_every_posting(fleet: tuple[str, list[Postgr
     url, stores, vocabulary = fleet
     with psycopg.connect(url, autocommit=True) as conn:
         agent_gen = f"SELECT live_gen FROM memtui.indexes WHERE id = {stores[0].index_id}"
-        default = compare(conn, LIVE, queries(vocabulary, 60), limit) + compare(conn, agent_gen,
-                                                                                queries(vocabulary, 60), limit)
-        assert default["pruned"] >= 30, default  # the rounds are what answers most of them
-        monkeypatch.setattr(maxscore, "EXHAUSTIVE_BELOW", 0)
+        assert compare(conn, LIVE, queries(vocabulary, 30), limit)["exhaustive"] == 30  # small: read it all
+        monkeypatch.setattr(maxscore, "EXHAUSTIVE_BELOW", 0)  # as if it were large
+        chosen = compare(conn, LIVE, queries(vocabulary, 60), limit) + compare(conn, agent_gen,
+                                                                               queries(vocabulary, 60), limit)
+        assert chosen["pruned"] >= 20 and chosen["exhaustive"] >= 5, chosen  # by the share of essential postings
         monkeypatch.setattr(maxscore, "EXHAUSTIVE_SHARE", 1.0)
         forced = compare(conn, LIVE, queries(vocabulary, 80), limit)
         assert forced["pruned"] >= 60, forced
@@ -123,6 +124,7 @@ def test_deleted_postings_leave_wider_bounds_and_the_same_answers(
                 "SELECT lexeme, df FROM memtui.terms WHERE gen = %s AND df > 0", (store._write_gen(),)).fetchall()}
             assert kept == counted
             monkeypatch.setattr(maxscore, "EXHAUSTIVE_BELOW", 0)
+            monkeypatch.setattr(maxscore, "EXHAUSTIVE_SHARE", 1.0)
             ways = compare(conn, f"SELECT {store._write_gen()}", queries(vocabulary, 60), 6)
             assert ways["pruned"] >= 30, ways
     finally:

@@ -22,13 +22,17 @@ from memtui.index.store.postgres.bm25 import BM25_WEIGHT, K1, B, keyword_sql, ra
 
 Run = Callable[[str, dict[str, Any]], list[tuple[Any, ...]]]
 # Below this many postings in all, reading them all costs less than the rounds.
-EXHAUSTIVE_BELOW = 4000
+EXHAUSTIVE_BELOW = 50_000
 # When the essential terms hold more than this share of the postings, the exhaustive ranking is cheaper.
-EXHAUSTIVE_SHARE = 0.6
+EXHAUSTIVE_SHARE = 0.3
 # The first round reads the fewest top-bound terms whose postings reach this many times k.
 PROBE_SPREAD = 8
 # Bounds are widened by this much, far beyond the rounding of a sum of a few doubles.
 _SLACK = 1e-9
+# One term's posting in one chunk `b`, looked up by its key. OFFSET 0 keeps the planner from flattening it into a
+# join that reads the term's every posting for each chunk (it did: 1 s for 1,900 chunks at a million).
+_SEEK = ("(SELECT p.tf, p.length FROM memtui.postings p WHERE p.gen = b.gen AND p.lexeme = idf.lexeme AND "
+         "p.seq = b.seq OFFSET 0)")
 
 
 @contextlib.contextmanager
@@ -72,7 +76,7 @@ def top_chunks(run: Run, phrases: Sequence[Sequence[str]], gens: str, *, filters
         count += 1
     if count == len(order) or sum(postings[i] for i in order[:count]) > EXHAUSTIVE_SHARE * total:
         return _exhaustive(run, phrases, gens, filters, limit)
-    return run(*_pruned_sql(lexemes, set(order[:count]), bounds, threshold, gens, limit))
+    return run(*_pruned_sql(lexemes, order, count, bounds, threshold, gens, limit))
 
 
 def _exhaustive(run: Run, phrases: Sequence[Sequence[str]], gens: str, filters: str,
@@ -121,32 +125,40 @@ def _probe_sql(lexemes: list[str], probed: set[int], gens: str, limit: int) -> t
         "part AS (SELECT h.gen, h.seq, sum(" + BM25_WEIGHT + ") AS score FROM idf JOIN memtui.postings h ON "
         "h.gen = idf.gen AND h.lexeme = idf.lexeme WHERE (%(ms_ess)s::bool[])[idf.i + 1] GROUP BY h.gen, h.seq), "
         "best AS MATERIALIZED (SELECT gen, seq FROM part ORDER BY score DESC LIMIT %(limit)s) "
-        f"SELECT sum({BM25_WEIGHT}) FROM best b JOIN idf ON idf.gen = b.gen JOIN memtui.postings h ON h.gen = b.gen "
-        "AND h.lexeme = idf.lexeme AND h.seq = b.seq GROUP BY b.gen, b.seq"
+        f"SELECT sum({BM25_WEIGHT}) FROM best b JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h "
+        "GROUP BY b.gen, b.seq"
     )
     return sql, _params(lexemes, probed, limit)
 
 
-def _pruned_sql(lexemes: list[str], essential: set[int], bounds: dict[int, list[float]], threshold: float,
-                gens: str, limit: int) -> tuple[str, dict[str, Any]]:
-    """The top `limit`: the chunks holding an essential term whose partial score plus the other terms' bounds
-    reaches `threshold`, fully scored."""
-    rest = [i for i in range(len(lexemes)) if i not in essential]
-    params = {**_params(lexemes, essential, limit), "ms_gen": list(bounds), "ms_threshold": threshold,
-              "ms_rest": [sum(bound[i] for i in rest) for bound in bounds.values()]}
+def _pruned_sql(lexemes: list[str], order: list[int], essential: int, bounds: dict[int, list[float]],
+                threshold: float, gens: str, limit: int) -> tuple[str, dict[str, Any]]:
+    """The top `limit`. One pass over the postings of the first `essential` terms of `order` gives each chunk
+    holding one its partial score; a chunk stays a candidate while that score plus the bounds of the terms not
+    yet looked up reaches `threshold`; the other terms are looked up by key one at a time (highest bound first),
+    each for the candidates left; the survivors are scored in full, by key, in term order."""
+    # lowered by the slack: a sum in another order may come out an ulp below the same chunk's score in the probe
+    params = {**_params(lexemes, set(order[:essential]), limit), "ms_gen": list(bounds),
+              "ms_threshold": threshold - _SLACK * max(1.0, abs(threshold))}
+    ctes = [f"part AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT}) AS score FROM idf JOIN memtui.postings h ON "
+            "h.gen = idf.gen AND h.lexeme = idf.lexeme WHERE (%(ms_ess)s::bool[])[idf.i + 1] GROUP BY h.gen, h.seq)"]
+    previous = "part"
+    for stage, term in enumerate([None, *order[essential:]]):
+        # per generation: the term looked up at this stage (its IDF row) and the bounds of the terms after it
+        params[f"ms_rest{stage}"] = [sum(bound[i] for i in order[essential + stage:]) for bound in bounds.values()]
+        params[f"ms_t{stage}"] = -1 if term is None else term
+        ctes.append(f"t{stage} AS MATERIALIZED (SELECT r.gen, r.bound, idf.lexeme, idf.value, idf.avgdl FROM "
+                    f"unnest(%(ms_gen)s::bigint[], %(ms_rest{stage})s::float8[]) AS r(gen, bound) LEFT JOIN idf ON "
+                    f"idf.gen = r.gen AND idf.i = %(ms_t{stage})s)")
+        gained = "0::float8" if term is None else f"coalesce({BM25_WEIGHT}, 0::float8)"
+        seek = "" if term is None else f" LEFT JOIN LATERAL {_SEEK} h ON true"
+        ctes.append(f"b{stage} AS MATERIALIZED (SELECT b.gen, b.seq, b.score + {gained} AS score FROM {previous} b "
+                    f"JOIN t{stage} idf ON idf.gen = b.gen{seek} WHERE b.score + {gained} + idf.bound >= "
+                    "%(ms_threshold)s)")
+        previous = f"b{stage}"
     sql = (
-        f"WITH {term_idf(gens)}, "
-        "rest AS MATERIALIZED (SELECT * FROM unnest(%(ms_gen)s::bigint[], %(ms_rest)s::float8[]) AS r(gen, bound)), "
-        "ehits AS MATERIALIZED (SELECT h.gen, idf.i, h.seq, h.tf, h.length FROM idf JOIN memtui.postings h ON "
-        "h.gen = idf.gen AND h.lexeme = idf.lexeme WHERE (%(ms_ess)s::bool[])[idf.i + 1]), "
-        f"cands AS MATERIALIZED (SELECT h.gen, h.seq FROM ehits h JOIN idf ON idf.gen = h.gen AND idf.i = h.i "
-        f"JOIN rest r ON r.gen = h.gen GROUP BY h.gen, h.seq, r.bound HAVING sum({BM25_WEIGHT}) + r.bound >= "
-        "%(ms_threshold)s), "
-        "hits AS (SELECT h.gen, h.i, h.seq, h.tf, h.length FROM ehits h JOIN cands c ON c.gen = h.gen AND "
-        "c.seq = h.seq UNION ALL SELECT c.gen, idf.i, h.seq, h.tf, h.length FROM cands c JOIN idf ON "
-        "idf.gen = c.gen AND NOT (%(ms_ess)s::bool[])[idf.i + 1] JOIN memtui.postings h ON h.gen = c.gen AND "
-        "h.lexeme = idf.lexeme AND h.seq = c.seq), "
-        f"scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
-        f"idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) {ranked_rows('')}"
+        f"WITH {term_idf(gens)}, {', '.join(ctes)}, "
+        f"scored AS (SELECT b.gen, b.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score FROM {previous} b JOIN idf ON "
+        f"idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h GROUP BY b.gen, b.seq) {ranked_rows('')}"
     )
     return sql, params
