@@ -99,3 +99,19 @@ def test_an_agents_files_and_chunks_read_from_the_database(tmp_path: Path) -> No
     assert [(c.start_line, c.end_line) for c in chunks] == [(1, 5)]
     assert "The otter queue drains into the zebra ledger nightly." in chunks[0].text
     assert (hit.id, hit.text) == (chunks[0].id, chunks[0].text)
+
+
+def test_read_only_reads_the_database_and_never_writes_it(tmp_path: Path) -> None:
+    """`--read-only` on the postgres store needs no local index file: it reads the agent's index in the database
+    (status names the server, not a path) and refuses to sync; an agent never indexed there is told so."""
+    envs = fleet(tmp_path)
+    found = as_json(cli(envs["alpha"], "--read-only", "search", "zebra ledger", "--json"))
+    assert [hit["path"] for hit in found["results"]] == ["MEMORY.md"]
+    status = cli(envs["alpha"], "--read-only", "status")
+    assert status.returncode == 0 and "Store: postgres (" in status.stdout and "(read-only)" in status.stdout
+    refused = cli(envs["alpha"], "--read-only", "index")
+    assert refused.returncode == 2 and "read-only" in refused.stderr
+    (tmp_path / "elsewhere").mkdir()
+    stranger = env_for(tmp_path / "elsewhere", tmp_path / "alpha", envs["alpha"].settings.store.url, "gamma")
+    missing = cli(stranger, "--read-only", "search", "zebra")
+    assert missing.returncode == 2 and "holds no index of agent gamma" in missing.stderr

@@ -84,7 +84,9 @@ def render(status: dict[str, Any], deep: bool) -> list[str]:
     lines.append(_indexed_line(status))
     reason = status["custom"].get("dirtyReason")
     lines.append(f"Dirty: {'yes' if status['dirty'] else 'no'}" + (f" ({reason})" if reason else ""))
-    lines.append(f"Store: {_home(status['dbPath'])}" + (" (read-only)" if status["readOnly"] else ""))
+    driver = status["custom"].get("driver") or ""
+    store = driver if driver.startswith("postgres") else _home(status["dbPath"])  # the server, not a local path
+    lines.append(f"Store: {store}" + (" (read-only)" if status["readOnly"] else ""))
     lines.append(f"Workspace: {_home(status['workspaceDir'])}")
     identity = status["indexIdentity"]
     if identity["reason"]:

@@ -225,7 +225,7 @@ def resolve_agent(
     if refused:
         settings = replace(settings, extra_paths=tuple(p for p in settings.extra_paths if p not in refused))
         warnings.extend(refused.values())
-    if read_only and not store_path.exists():
+    if read_only and settings.store.driver == "sqlite" and not store_path.exists():  # postgres: the store says
         raise PathError(f"--read-only needs an existing index; {store_path} does not exist")
     return AgentEnv(
         state_dir=state,
