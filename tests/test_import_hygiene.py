@@ -73,3 +73,15 @@ def test_app_start_up_imports_no_subcommand_and_no_markdown_renderer(tmp_path: P
                                           "m == 'watchdog.observers'))")
     assert loaded == "['memtui.commands.args', 'memtui.commands.tui']"
     assert "MEMORY.md" in (tmp_path / "shot.svg").read_text(encoding="utf-8")
+
+
+def test_an_openai_provider_loads_the_sdk_when_it_is_used_or_warmed_up() -> None:
+    """The OpenAI SDK takes 0.4-0.6 s to import: a process with an OpenAI provider configured (the app's first
+    frame, a keyword-only search) does not pay for it until it embeds, or warms the provider up (the app does, in
+    a worker after its first frame)."""
+    code = ("import sys\nfrom memtui.embeddings.http_retry import RemoteEndpoint\n"
+            "from memtui.embeddings.openai_provider import OpenAIEmbeddingProvider\n"
+            "provider = OpenAIEmbeddingProvider(RemoteEndpoint('http://127.0.0.1:9/v1', 'sk-test', {}))\n"
+            "print('openai' in sys.modules)\nprovider.warm_up()\nprint('openai' in sys.modules)\nprovider.close()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "True"]

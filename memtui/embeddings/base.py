@@ -56,6 +56,9 @@ class EmbeddingProvider(ABC):
         """Ordered data hashed into `providerKey`; None means `{provider: id, model}`."""
         return None
 
+    def warm_up(self) -> None:  # noqa: B027 - optional hook
+        """Load now what the first call would (an SDK, a client), so that call does not wait for it."""
+
     def close(self) -> None:  # noqa: B027 - optional hook
         """Release resources (HTTP clients, models)."""
 

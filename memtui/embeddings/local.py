@@ -147,6 +147,11 @@ class LocalEmbeddingProvider(EmbeddingProvider):
         self._remember_dims(vectors)
         return vectors
 
+    def warm_up(self) -> None:
+        """Load the model now (the app does it in a worker after its first frame), not in the first search."""
+        with self._lock:
+            self._load()
+
     def close(self) -> None:
         """Free the llama model and context."""
         with self._lock:

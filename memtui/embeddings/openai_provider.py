@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
-
-import openai
 
 from memtui.embeddings.base import EmbeddingProvider, checked_vectors
 from memtui.embeddings.http_retry import (
@@ -24,6 +23,8 @@ from memtui.embeddings.openai_sdk import call_sdk
 from memtui.errors import ProviderError
 
 if TYPE_CHECKING:
+    import openai
+
     from memtui.settings.config import MemorySearchSettings
     from memtui.settings.providers import ModelProviders
 
@@ -73,14 +74,26 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
         self.batch_timeout = batch_timeout(batch_timeout_s)
         self.retry = retry or RetryPolicy()
         self.secrets = (endpoint.api_key,)
-        self.client = openai.OpenAI(
-            base_url=endpoint.base_url,
-            api_key=endpoint.api_key,
-            default_headers=self.headers,
-            timeout=self.batch_timeout,
-            max_retries=0,
-        )
+        self._api_key = endpoint.api_key
+        self._client: openai.OpenAI | None = None
+        self._client_lock = threading.Lock()
         self.batch_runner: OpenAIBatchRunner | None = None
+
+    @property
+    def client(self) -> openai.OpenAI:
+        """The SDK's client, made on first use: importing the SDK costs 0.4-0.6 s, which a process that never
+        embeds (a keyword search, the app's first frame) should not pay."""
+        with self._client_lock:
+            if self._client is None:
+                import openai
+
+                self._client = openai.OpenAI(base_url=self.base_url, api_key=self._api_key,
+                                             default_headers=self.headers, timeout=self.batch_timeout, max_retries=0)
+            return self._client
+
+    def warm_up(self) -> None:
+        """Import the SDK and make the client now (the app does it in a worker after its first frame)."""
+        _ = self.client
 
     @classmethod
     def from_settings(
@@ -177,5 +190,7 @@ class OpenAIEmbeddingProvider(EmbeddingProvider):
         }
 
     def close(self) -> None:
-        """Close the SDK's HTTP client."""
-        self.client.close()
+        """Close the SDK's HTTP client, if one was made."""
+        with self._client_lock:
+            if self._client is not None:
+                self._client.close()

@@ -5,8 +5,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import openai
-
 from memtui.embeddings.http_retry import connection_failure, http_failure, parse_retry_after, timeout_failure
 from memtui.errors import ProviderError
 
@@ -14,6 +12,8 @@ KEY_HINT = "memorySearch.remote.apiKey, models.providers.openai.apiKey or OPENAI
 
 def call_sdk(call: Callable[[], Any], *, timeout: float, secrets: Sequence[str], what: str = "openai") -> Any:
     """Run one SDK call, turning SDK exceptions into one-line, key-free ProviderErrors."""
+    import openai  # loaded by the client that makes the call
+
     try:
         return call()
     except openai.APITimeoutError:

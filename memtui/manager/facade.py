@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import threading
@@ -201,6 +202,14 @@ class MemoryManager(StatusReport, EventHub):
             self.sync(reason="workspace")
         elif self.store.check_external_writes():
             self.request_sync("index changed by another program")
+
+    def warm_up(self) -> None:
+        """Load the embedding provider's SDK, client or model now, so the first search does not wait for it (a
+        failure is left to the first search, which reports it as usual)."""
+        provider = self.provider
+        if provider is not None:
+            with contextlib.suppress(Exception):
+                provider.warm_up()
 
     def close(self) -> None:
         """Close the store and the provider."""

@@ -89,6 +89,9 @@ class QmdMemoryManager(EventHub):
                 self._builtin = MemoryManager(self.env)
             return self._builtin
 
+    def warm_up(self) -> None:
+        """Nothing: qmd runs in a process of its own, started per search."""
+
     def close(self) -> None:
         """Close the fallback engine if it was opened."""
         if self._builtin is not None:

@@ -53,12 +53,19 @@ class IndexController(MemtuiBase):
         """Start indexing when the index is missing or dirty (the status is read when it is done), else read the
         status now; then start watching the files (its first sync looks for what changed while the app was
         closed)."""
+        self._warm_up_worker()
         if self.indexing:
             self._quiet_sync = True
             self.run_sync(force=False)
         else:
             self.refresh_status()
             self._start_watching()
+
+    @work(thread=True, group="warm-up", exit_on_error=False, description="Loading the embedding provider")
+    def _warm_up_worker(self) -> None:
+        """The provider's SDK or model, loaded after the first frame (0.4-0.6 s of imports for the OpenAI SDK,
+        which held the first frame back) and before the first query needs it."""
+        self.manager.warm_up()
 
     def _start_watching(self) -> None:
         """Start the watcher once (after the start-up sync, when there is one: its walk would compete with it),
