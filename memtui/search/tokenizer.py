@@ -3,6 +3,7 @@ table's text (`memtui.index.terms.index_text`), computed in Python."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 
 import Stemmer
@@ -33,7 +34,10 @@ class PorterTokenizer:
             size = len(folded.encode("utf-8"))
             stem = folded
             if _PORTER_MIN_BYTES <= size <= _PORTER_MAX_BYTES:
-                stem = self._stemmer.stemWord(folded)
+                doubled = _DOUBLED.match(folded)
+                # step 1b undoes a doubled final consonant left by -ed/-ing: Snowball only for b d f g m n p r t,
+                # FTS5 for every consonant but l, s and z ("trekked" -> "trek", not "trekk")
+                stem = self._stemmer.stemWord(doubled.group(1) if doubled else folded)
                 for suffix, replacement in _REFERENCE_STEP2:
                     if stem.endswith(suffix) and _measure(stem[: -len(suffix)]) > 0:
                         stem = self._stemmer.stemWord(stem[: -len(suffix)] + replacement)
@@ -47,6 +51,9 @@ class PorterTokenizer:
 
 
 _REFERENCE_STEP2 = (("bli", "ble"), ("logi", "log"))
+# A word whose -ed / -ing (step 1a's plural s aside) follows a doubled consonant Snowball keeps doubled; group 1 is
+# the word cut before the second of the pair.
+_DOUBLED = re.compile(r"^([a-z]*[aeiouy][a-z]*?([chjkqvwxy]))\2(?:ed|ing|ings)$")
 
 
 def _measure(stem: str) -> int:
