@@ -277,3 +277,23 @@ async def test_a_tuned_knob_stays_on_its_line(manager: MemoryManager, make_app, 
         rows = [line[panel.region.x + 1:panel.region.right - 1].strip() for line in lines[panel.region.y + 1:]]
         assert rows[0].split() == ["profile", "openclaw", "(memtui)"]
         assert rows[1].split()[0] == "vectorWeight" and rows[1].endswith(")")
+
+
+async def test_the_trace_behind_a_dialog_takes_the_new_width(manager: MemoryManager, make_app, monkeypatch) -> None:
+    """Resized from 200x50 to 80x24 with a dialog open, the trace behind it kept the wide layout (the whole chunk
+    beside the numbers): the app draws the trace after the top screen's refresh, the dialog's, which can come before
+    the pane has its new width. The trace now draws itself again when its width changes the layout."""
+    app = make_app(manager)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await search(app, pilot, "Dana Okafor billing")
+        trace = app.query_one("#trace")
+        hit = app.highlighted_hit()
+        assert hit is not None and hit.end_line - hit.start_line > 4 and trace.has_class("-wide")
+        await pilot.press("i")
+        await settle(app, pilot)
+        monkeypatch.setattr(type(app), "_draw_trace", lambda self: None)  # the app's redraw comes too late
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        assert isinstance(app.screen, TextModal) and not trace.has_class("-wide")
+        lines = [strip.text for strip in app.screen_stack[0]._compositor.render_strips()]
+        assert any("more line(s): Enter on the hit opens the file" in line for line in lines)

@@ -79,3 +79,24 @@ async def test_dreams_table_shows_every_threshold_at_80x24(manager: MemoryManage
         table = screen.query_one("#dreams-table", DataTable)
         assert [str(column.label) for column in table.columns.values()] == ["score", "recalls", "queries", "source",
                                                                             "state"]
+
+
+async def test_sessions_behind_a_dialog_fit_the_new_width(manager: MemoryManager, make_app) -> None:
+    """Resized from 200x50 to 80x24 with the help open over it, the sessions table fits 80 columns behind it."""
+    app = make_app(manager)
+    async with app.run_test(size=(200, 50)) as pilot:
+        await settle(app, pilot)
+        app.results.focus()
+        await pilot.press("s")
+        await settle(app, pilot)
+        sessions = app.screen
+        assert isinstance(sessions, SessionsScreen)
+        assert sessions.report_layout is not None and not sessions.report_layout.short_keys
+        await pilot.press("question_mark")
+        await settle(app, pilot)
+        await pilot.resize_terminal(80, 24)
+        await settle(app, pilot)
+        assert app.screen is not sessions and sessions.report_layout.short_keys
+        lines = [strip.text for strip in sessions._compositor.render_strips()]
+        header = next(line for line in lines if line.startswith(" session "))
+        assert header.split()[-1] == "transcript"

@@ -18,6 +18,7 @@ from memtui.dreaming import Candidate, apply_promotions, list_candidates
 from memtui.dreaming.promotion import ANY_CANDIDATE
 from memtui.errors import MemtuiError
 from memtui.tui.screens.modals import ChoiceModal
+from memtui.tui.widgets.table_fit import FittedTable
 
 
 class DreamsScreen(Screen[None]):
@@ -42,7 +43,7 @@ class DreamsScreen(Screen[None]):
     def compose(self) -> ComposeResult:
         """Table and detail."""
         with Vertical():
-            yield DataTable(id="dreams-table", cursor_type="row", zebra_stripes=True)
+            yield FittedTable(id="dreams-table", cursor_type="row", zebra_stripes=True)
             yield Static("", id="dreams-detail")
         yield Footer()
 
@@ -56,9 +57,10 @@ class DreamsScreen(Screen[None]):
                 "No short-term recalls yet (memory/.dreams/short-term-recall.json is empty or missing).")
         self.query_one("#dreams-table", DataTable).focus()
 
-    def on_resize(self) -> None:
-        """Lay the table out again for the new width."""
-        self.call_after_refresh(self._fill_table)
+    @on(FittedTable.Resized)
+    def _table_resized(self) -> None:
+        """Lay the table out again for its new width."""
+        self._fill_table()
 
     def _fill_table(self) -> None:
         """One line per candidate when every state fits; else the recall and query counts (the detail shows

@@ -10,7 +10,7 @@ from datetime import datetime
 from typing import ClassVar
 
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical, VerticalScroll
@@ -38,7 +38,7 @@ from memtui.tui.widgets.sessions_2026_9 import (
     short_key,
     source_header,
 )
-from memtui.tui.widgets.table_fit import Column, Layout, fit_layout
+from memtui.tui.widgets.table_fit import Column, FittedTable, Layout, fit_layout
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
                 "size-only": "dim"}
@@ -176,12 +176,12 @@ class SessionsScreen(Screen[None]):
             with TabPane("Sessions", id="tab-sessions"), Vertical():
                 if self.agent_db:
                     yield Static("", id="sessions-source")
-                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True, classes="agent-db")
+                    yield FittedTable(id="sessions-table", cursor_type="row", zebra_stripes=True, classes="agent-db")
                     with VerticalScroll(id="session-detail"):
                         yield Static("", id="session-gauge")
                         yield Static("", id="session-calls")
                 else:
-                    yield DataTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
+                    yield FittedTable(id="sessions-table", cursor_type="row", zebra_stripes=True)
                     yield Static("", id="session-gauge")
             with TabPane("Bootstrap", id="tab-bootstrap"), Vertical():
                 yield Static("", id="bootstrap-summary")
@@ -299,15 +299,16 @@ class SessionsScreen(Screen[None]):
         table.move_cursor(row=ids.index(select) if select in ids else 0, animate=False)
         self._show_agent_session()
 
-    def on_resize(self, _event: events.Resize) -> None:
-        """Choose the columns (and the gauges' width) again for the new width."""
+    @on(FittedTable.Resized)
+    def _table_resized(self) -> None:
+        """Choose the columns (and the gauges' width) again for the table's new width."""
         if self.agent_db and self.agent_sessions is not None:
             selected = self.selected_agent_session()
-            self.call_after_refresh(self._fill_agent_table, selected.session.session_id if selected else None)
+            self._fill_agent_table(selected.session.session_id if selected else None)
         elif not self.agent_db:
             selected_report = self.selected_session()
-            self.call_after_refresh(self._fill_report_table, selected_report.key if selected_report else None)
-            self.call_after_refresh(self._show_report_session)
+            self._fill_report_table(selected_report.key if selected_report else None)
+            self._show_report_session()
 
     def selected_agent_session(self) -> SessionBudget | None:
         """The 2026.9 session under the cursor."""

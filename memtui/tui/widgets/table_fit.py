@@ -1,11 +1,16 @@
 """Table columns that fit the terminal's width without cutting a value: full labels and keys when they fit, then
-shortened keys, then short labels, then columns dropped in a given order (a detail pane shows every value)."""
+shortened keys, then short labels, then columns dropped in a given order (a detail pane shows every value); and a
+table that says when its width changed, so its screen chooses them again."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+from textual import events
+from textual.message import Message
+from textual.widgets import DataTable
 
 CELL_PADDING = 1  # DataTable's default cell padding, each side
 
@@ -61,3 +66,16 @@ def fit_layout(columns: Sequence[Column], rows: Sequence[Any], width: int, drop_
         if used <= width:
             break
     return Layout(chosen, True, True, used)
+
+
+class FittedTable(DataTable[Any]):
+    """A DataTable that posts `Resized` when its size changes, once it has it: its screen fits the columns to it
+    then. (A screen's resize handler runs before its widgets have their new size, and a callback after the refresh
+    runs after the top screen's, a dialog's when one is open, which can come before this table is laid out.)"""
+
+    class Resized(Message):
+        """The table's size changed; `table.size` is the new one."""
+
+    def on_resize(self, _event: events.Resize) -> None:
+        """Say that the size changed."""
+        self.post_message(self.Resized())

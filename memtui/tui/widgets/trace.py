@@ -134,7 +134,8 @@ class TracePanel(VerticalScroll):
     def __init__(self, **kwargs: object) -> None:
         super().__init__(**kwargs)  # type: ignore[arg-type]
         self.rows: list[tuple[str, str]] = []
-        self._shown: tuple[object, ...] | None = None
+        # what show() drew: hit, response, hint, wide, typing
+        self._shown: tuple[Candidate | None, SearchResponse | None, str | Text, bool, bool] | None = None
 
     def compose(self) -> ComposeResult:
         """Heading, then the chunk and the numbers (stacked, or side by side when wide)."""
@@ -145,8 +146,16 @@ class TracePanel(VerticalScroll):
             yield Static("", id="trace-rows")
 
     def on_resize(self) -> None:
-        """Side by side on wide panes."""
-        self.set_class(self.size.width >= SIDE_BY_SIDE_FROM, "-wide")
+        """Side by side on wide panes; what is shown is drawn again for the other layout (stacked, the chunk is cut
+        to its first lines). A trace drawn while the pane still had the old width (the app draws it after the top
+        screen's refresh, a dialog's when one is open) would keep the old layout otherwise."""
+        wide = self.size.width >= SIDE_BY_SIDE_FROM
+        if wide == self.has_class("-wide"):
+            return
+        self.set_class(wide, "-wide")
+        if self._shown is not None:
+            hit, response, hint, _wide, typing = self._shown
+            self.show(hit, response, hint=hint, typing=typing)
 
     def show(self, hit: Candidate | None, response: SearchResponse | None, *, hint: str | Text = "",
              typing: bool = False) -> None:
