@@ -9,7 +9,8 @@ from typing import Any, BinaryIO
 
 from memtui.atomic import EscapeError
 from memtui.errors import PathError, ToolInputError
-from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim
+from memtui.index.annotations import strip_annotations
+from memtui.jscompat import js_length, js_locale_key, js_slice, js_trim, js_trim_end
 from memtui.search.agent_db import cli_json
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.values import DEFAULT_GET_LINES, DEFAULT_GET_MAX_CHARS
@@ -49,7 +50,17 @@ def include_citations(mode: str, session_key: str | None) -> bool:
 def hit_json(hit: Candidate, *, mode: str, citations: bool, explain: bool) -> dict[str, Any]:
     """One `memory_search` result with OpenClaw's keys in its order: FTS-only hits carry `id` and
     `textScore`, hybrid hits `vectorScore` and `textScore` (no `id`), vector-only hits `id`; then the
-    citation when included, then `corpus` (always "memory": the memory manager's corpus)."""
+    citation when included, then `corpus` (always "memory": the memory manager's corpus). A hit of a 2026.9
+    agent (`hit.recall`) has 2026.9.6's keys instead: no `id`, `vectorScore` outside FTS-only mode, `textScore`,
+    `snippet`, `source`, then importance, triggers and projectKey when set and `provenance`, then `corpus` and
+    the citation (`tail_2026_9`)."""
+    if hit.recall is not None:
+        item: dict[str, Any] = {"path": hit.path, "startLine": hit.start_line, "endLine": hit.end_line,
+                                "score": hit.score}
+        if mode != "fts-only":
+            item["vectorScore"] = hit.vector_score or 0.0
+        item.update(textScore=hit.text_score or 0.0, snippet=hit.snippet, source=hit.source, **hit.recall)
+        return tail_2026_9(item, hit, citations=citations, explain=explain)
     data: dict[str, Any] = {} if mode == "hybrid" else {"id": hit.id}
     data.update(path=hit.path, startLine=hit.start_line, endLine=hit.end_line, score=hit.score)
     if mode == "hybrid":
@@ -107,8 +118,21 @@ def search_payload(response: SearchResponse, *, provider: str, model: str | None
 def agent_results(response: SearchResponse, *, citations: bool, explain: bool) -> list[dict[str, Any]]:
     """2026.9.6's `memory_search` results: the `memory search --json` hits (importance, triggers, projectKey and
     provenance when set), each with `corpus`, and the citation appended to the snippet when citations apply."""
-    return [_tool_tail(item, hit, citations=citations, explain=explain)
+    return [tail_2026_9(item, hit, citations=citations, explain=explain)
             for hit, item in zip(response.results, cli_json(response)["results"], strict=True)]
+
+
+def tail_2026_9(data: dict[str, Any], hit: Candidate, *, citations: bool, explain: bool) -> dict[str, Any]:
+    """What 2026.9.6's tool adds to a hit (`buildMemorySearchPresentation`): the snippet without annotation
+    comments, `corpus` (the hit's source), then the citation, appended to the end-trimmed snippet too, when
+    citations apply; the score breakdown on request."""
+    data.update(snippet=strip_annotations(data["snippet"]), corpus=hit.source)
+    if citations:
+        data["citation"] = format_citation(hit.path, hit.start_line, hit.end_line)
+        data["snippet"] = f"{js_trim_end(data['snippet'])}\n\nSource: {data['citation']}"
+    if explain:
+        data["explain"] = hit.trace()
+    return data
 
 
 def error_payload(error: str) -> dict[str, Any]:

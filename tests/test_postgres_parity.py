@@ -1,6 +1,7 @@
 """The postgres store answers `memory_search` (the MCP tool), `memtui index` and `memtui search --json` as the
-SQLite store does: the same JSON for every query recorded from OpenClaw 2026.9.6 on its workspace, keyword-only
-and hybrid, after a first build, a rebuild and incremental changes."""
+SQLite store does: the same JSON for every query recorded from OpenClaw 2026.9.6 on its workspace (each hit's
+importance, triggers, project key and provenance included), keyword-only and hybrid, after a first build, a
+rebuild and incremental changes."""
 
 from __future__ import annotations
 
@@ -79,9 +80,17 @@ def assert_same_hits(sqlite: list[dict[str, Any]], postgres: list[dict[str, Any]
             assert math.isclose(a["score"], b["score"], rel_tol=0, abs_tol=tolerance), query
 
 
+def recalled(results: list[dict[str, Any]]) -> dict[str, int]:
+    """How many hits carry each of 2026.9.6's recall fields."""
+    hits = [hit for result in results for hit in result["results"]]
+    return {key: sum(key in hit for hit in hits) for key in ("importance", "triggers", "projectKey", "provenance")}
+
+
 def test_keyword_only_json_is_identical(agent_envs: tuple[AgentEnv, AgentEnv]) -> None:
     sqlite, postgres = (answers(env, None) for env in agent_envs)
     assert sum(len(r["results"]) for r in sqlite) > len(QUERIES)  # the queries find things
+    counts = recalled(postgres)
+    assert counts["provenance"] == sum(len(r["results"]) for r in sqlite) and min(counts.values()) > 0, counts
     assert postgres == sqlite
 
 
@@ -100,15 +109,22 @@ def test_same_after_rebuild_and_incremental_changes(agent_envs: tuple[AgentEnv, 
             manager.sync()
             manager.sync(force=True)
             workspace = env.workspace_dir
-            (workspace / "MEMORY.md").write_text((workspace / "MEMORY.md").read_text(encoding="utf-8") +
-                                                 "\n- The burst limit for payments is now 900 requests.\n",
-                                                 encoding="utf-8")
+            memory = (workspace / "MEMORY.md").read_text(encoding="utf-8").replace("<!-- importance: 9 -->",
+                                                                                  "<!-- importance: 2 -->")
+            (workspace / "MEMORY.md").write_text(memory + "\n- The burst limit for payments is now 900 requests. "
+                                                 "<!-- importance: 10 --> <!-- trigger: burst -->\n", encoding="utf-8")
             (workspace / "memory" / "2026-09-30.md").write_text("# 2026-09-30\n\n- Postgres 18 upgrade planned.\n",
                                                                 encoding="utf-8")
             next(iter(sorted((workspace / "memory").glob("2026-09-1*.md")))).unlink()
+            for changed in (workspace / "MEMORY.md", workspace / "memory" / "2026-09-30.md"):  # the same observedAt
+                os.utime(changed, (NOW.timestamp(), NOW.timestamp()))
             report = manager.sync()
             assert report.files_changed == 2 and report.files_deleted == 1
     sqlite, postgres = (answers(env, None) for env in agent_envs)
+    hits = {hit["snippet"].split("\n")[0]: hit for result in postgres for hit in result["results"]}
+    assert (hits["- The burst limit for payments is now 900 requests."]["importance"],
+            hits["- The burst limit for payments is now 900 requests."]["triggers"]) == (10, "burst")
+    assert hits[next(s for s in hits if "Friday freeze" in s)]["importance"] == 2
     assert postgres == sqlite
 
 

@@ -20,7 +20,7 @@ from memtui.embeddings.base import (
 from memtui.embeddings.deadline import watched
 from memtui.errors import PathError, ProviderError
 from memtui.index.chunking import Chunk, chunk_markdown, split_for_embedding
-from memtui.index.chunking_v5 import CHUNKING_VERSION, prepare_chunks
+from memtui.index.chunking_v5 import CHUNKING_VERSION, RecallMetadata, prepare_chunks
 from memtui.index.freshness import same_stat
 from memtui.index.store import ChunkRow, Store
 from memtui.index.workspace import (
@@ -129,6 +129,7 @@ class _Document:
     size: int
     chunks: list[Chunk]
     content: str = ""
+    recall: dict[tuple[int, int], RecallMetadata] = field(default_factory=dict)  # (start, end) → set metadata
 
 
 class Indexer:
@@ -181,18 +182,22 @@ class Indexer:
             issues.append(FileIssue(rel, f"not valid UTF-8 at byte {exc.start}; read with replacement characters"))
         return text, stat.st_mtime_ns / 1e6, stat.st_size
 
-    def _chunk(self, content: str, rel: str, source: str) -> list[Chunk]:
+    def _chunk(self, content: str, rel: str, source: str) -> tuple[list[Chunk], dict[tuple[int, int], RecallMetadata]]:
         """The file's chunks: OpenClaw 2026.9's chunker (version 5: annotations stripped, MEMORY.md / USER.md one
-        chunk per entry) for a 2026.9 agent, else 2026.4's; split for the provider's input limit."""
+        chunk per entry) for a 2026.9 agent, else 2026.4's; split for the provider's input limit (a piece keeps its
+        chunk's lines). With them, the recall metadata set on a chunk, by its (start, end) lines."""
         chunking = self.settings.chunking
+        recall: dict[tuple[int, int], RecallMetadata] = {}
         if chunking.version == CHUNKING_VERSION:
-            chunks = [c.chunk for c in prepare_chunks(content, rel, source, tokens=chunking.tokens,
-                                                      overlap=chunking.overlap)]
+            prepared = prepare_chunks(content, rel, source, tokens=chunking.tokens, overlap=chunking.overlap)
+            chunks = [c.chunk for c in prepared]
+            recall = {(c.chunk.start_line, c.chunk.end_line): c.metadata for c in prepared
+                      if c.metadata != RecallMetadata()}
         else:
             chunks = chunk_markdown(content, chunking.tokens, chunking.overlap)
         if self.provider is not None:
             chunks = split_for_embedding(chunks, self.provider.max_input_tokens)
-        return chunks
+        return chunks, recall
 
     def _listed(self, only: set[str] | None, issues: list[FileIssue]) -> list[MemoryFile]:
         """The memory files (an extra path's walk cut short is an issue), or just those of `only` that the
@@ -287,7 +292,7 @@ class Indexer:
                     passed(done, rel)
                     continue
                 if document.content:
-                    document.chunks = self._chunk(document.content, rel, source)
+                    document.chunks, document.recall = self._chunk(document.content, rel, source)
                 self._write_document(store, document, model, report, fresh=full)
                 report.files_changed += 1
                 emit(Progress("index", done, len(items), report.chunks_written, rel))
@@ -333,7 +338,7 @@ class Indexer:
                     return None
                 issues.extend(doc.issues)
                 chunks = []
-                for chunk in self._chunk(doc.content, doc.rel_path, "sessions"):
+                for chunk in self._chunk(doc.content, doc.rel_path, "sessions")[0]:
                     start, end = remap_chunk_lines(chunk.start_line, chunk.end_line, doc.line_map)
                     chunks.append(Chunk(start, end, chunk.text, chunk.hash))
                 return _Document(doc.rel_path, "sessions", doc.hash, doc.mtime_ms, doc.size, chunks)
@@ -357,17 +362,20 @@ class Indexer:
                               if not vector and c.hash not in self._no_vector):
                 report.vector_gaps[document.rel_path] = missing
         rows: list[tuple[ChunkRow, str, list[float] | None]] = []
+        recall: dict[str, RecallMetadata] = {}
         for index, chunk in enumerate(document.chunks):
             chunk_id = sha256_hex(
                 f"{document.source}:{document.rel_path}:{chunk.start_line}:{chunk.end_line}:{chunk.hash}:{model}"
             )
+            if (metadata := document.recall.get((chunk.start_line, chunk.end_line))) is not None:
+                recall[chunk_id] = metadata
             vector = vectors[index] if vectors is not None else None
             embedding_json = json.dumps(vector, separators=(",", ":")) if vector else "[]"
             rows.append((ChunkRow(chunk_id, document.rel_path, document.source, chunk.start_line, chunk.end_line,
                                   chunk.hash, model, chunk.text), embedding_json, vector))
         store.replace_file(path=document.rel_path, source=document.source, digest=document.digest,
                            mtime=document.mtime, size=document.size, rows=rows, updated_at=int(time.time() * 1000),
-                           fresh=fresh)
+                           fresh=fresh, recall=recall)
         report.chunks_written += len(rows)
         report.written.add(document.rel_path)
 

@@ -6,9 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name, provider_key
+from memtui.index.annotations import CHUNKING_VERSION
 from memtui.jscompat import js_sort_key, js_stringify, sha256_hex
 from memtui.settings.config import MemorySearchSettings
 from memtui.settings.paths import resolve_extra_path
+
+# 2026.9.6's `provenanceVersion`: the index keeps what each chunk's provenance and recall metadata are read from.
+PROVENANCE_VERSION = 1
 
 
 def scope_json(workspace_dir: Path, settings: MemorySearchSettings) -> str:
@@ -47,6 +51,8 @@ def build_meta(workspace_dir: Path, settings: MemorySearchSettings, provider: Em
     if settings.chunking.version is not None:
         meta["chunkingVersion"] = settings.chunking.version
     meta["ftsTokenizer"] = settings.store.fts_tokenizer
+    if settings.chunking.version == CHUNKING_VERSION:  # 2026.9: each chunk's recall metadata is kept (`RECALL`)
+        meta["provenanceVersion"] = PROVENANCE_VERSION
     if vector_dims is not None:
         meta["vectorDims"] = vector_dims
     return meta
@@ -56,7 +62,8 @@ def full_reindex_reason(existing: dict[str, Any] | None, wanted: dict[str, Any],
     """`shouldRunFullMemoryReindex`: why the stored meta forces a full rebuild, or None."""
     if existing is None:
         return "no index metadata"
-    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap", "chunkingVersion"):
+    for key in ("model", "provider", "providerKey", "scopeHash", "chunkTokens", "chunkOverlap", "chunkingVersion",
+                "provenanceVersion"):
         if existing.get(key) != wanted.get(key):
             return f"{key} changed ({existing.get(key)!r} → {wanted.get(key)!r})"
     if sorted(existing.get("sources") or []) != wanted["sources"]:

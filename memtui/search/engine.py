@@ -16,6 +16,8 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
 from memtui.embeddings.base import EmbeddingProvider, degenerate, embed_query_text
+from memtui.index.annotations import CHUNKING_VERSION
+from memtui.index.recall import hit_fields
 from memtui.index.store import ChunkRow, DriverError, Store
 from memtui.index.store.reads import parse_vector
 from memtui.search.fts_query import (
@@ -117,8 +119,21 @@ class Searcher:
         else:
             response.mode = "hybrid" if fts_on else "vector-only"
             self._hybrid(response, query, sources, now, fts_on, query_vector)
+        if settings.chunking.version == CHUNKING_VERSION:
+            self._attach_recall(response.results)
         response.elapsed_ms = (time.perf_counter() - started) * 1000
         return response
+
+    def _attach_recall(self, hits: list[Candidate]) -> None:
+        """An OpenClaw 2026.9 agent's hits carry what 2026.9.6's carry: importance, triggers and project key (from
+        the index) and provenance (the path's origin class, the indexed file's mtime)."""
+        if not hits:
+            return
+        recall = self.store.recall_for_ids([hit.id for hit in hits])
+        mtime = self._mtime if self._mtimes_source is not None else \
+            {path: float(mtime) for path, _source, _digest, mtime, _size in self.store.file_rows()}.get
+        for hit in hits:
+            hit.recall = hit_fields(recall.get(hit.id), hit.path, hit.source, mtime(hit.path))
 
     # -- keyword ----------------------------------------------------------------------------
 

@@ -39,6 +39,8 @@ class Candidate:
     threshold: str | None = None
     stage: str = "returned"
     openclaw: dict[str, Any] | None = None  # a 2026.9 agent DB hit: importance, triggers, provenance, its trace
+    # A hit of memtui's index of a 2026.9 agent: importance?, triggers?, projectKey?, provenance (2026.9.6's order)
+    recall: dict[str, Any] | None = None
 
     @property
     def snippet(self) -> str:

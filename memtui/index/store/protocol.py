@@ -5,10 +5,11 @@ them. Nothing here is SQLite's: rowids are the store's own document numbers, in 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
+from memtui.index.annotations import RecallMetadata
 from memtui.index.store.schema import Capabilities, ChunkRow
 
 
@@ -89,6 +90,9 @@ class IndexStore(Protocol):
     def chunks_by_rowids(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunk rows by the store's document number."""
 
+    def recall_for_ids(self, ids: Sequence[str]) -> dict[str, RecallMetadata]:
+        """chunk id → recall metadata (importance, triggers, project key) of the chunks that have one."""
+
     # -- search -----------------------------------------------------------------------------
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
@@ -143,8 +147,9 @@ class IndexStore(Protocol):
 
     def replace_file(self, *, path: str, source: str, digest: str, mtime: float, size: int,
                      rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
-                     fresh: bool = False) -> None:
-        """Atomically replace one file's chunks (chunk, embedding JSON, vector) and its files row."""
+                     fresh: bool = False, recall: Mapping[str, RecallMetadata] | None = None) -> None:
+        """Atomically replace one file's chunks (chunk, embedding JSON, vector), their recall metadata (chunk id →
+        metadata) and its files row."""
 
     def batch(self) -> contextlib.AbstractContextManager[None]:
         """Group the writes made inside into few commits; each file stays atomic."""

@@ -9,10 +9,12 @@ from dataclasses import replace
 from typing import Any
 
 from memtui.embeddings.base import degenerate
+from memtui.index.annotations import RecallMetadata
 from memtui.index.store.schema import (
     ISSUES_KEY,
     JOURNAL,
     META_KEY,
+    RECALL,
     REVISION_KEY,
     STEMMED_FTS,
     ChunkRow,
@@ -120,6 +122,20 @@ class StoreReads(StoreBase):
                 part = list(ids[start : start + 500])
                 result.update(self.conn.execute(
                     f"SELECT id, embedding FROM chunks_vec WHERE id IN ({','.join('?' * len(part))})", part))
+        return result
+
+    def recall_for_ids(self, ids: Sequence[str]) -> dict[str, RecallMetadata]:
+        """chunk id → recall metadata of the chunks that have one (none in an index written before the table)."""
+        result: dict[str, RecallMetadata] = {}
+        with self.lock:
+            if not ids or not self._has_table(RECALL):
+                return result
+            for start in range(0, len(ids), 500):
+                part = list(ids[start : start + 500])
+                for chunk_id, importance, triggers, project_key in self.conn.execute(
+                        f"SELECT id, importance, triggers, project_key FROM {RECALL} WHERE id IN "
+                        f"({','.join('?' * len(part))})", part):
+                    result[chunk_id] = RecallMetadata(importance, triggers, project_key)
         return result
 
     def counts(self) -> dict[str, dict[str, int]]:

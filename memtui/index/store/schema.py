@@ -40,6 +40,9 @@ FINGERPRINT_KEY = "memtui_files_fingerprint_v1"
 # apply just those changes (`seq` grows; the oldest entries beyond `JOURNAL_KEEP` are dropped).
 JOURNAL = "memtui_chunk_changes"
 JOURNAL_KEEP = 200_000
+# memtui's addition for an OpenClaw 2026.9 agent: each chunk's recall metadata (`memory_index_chunk_recall_metadata`
+# in 2026.9's agent database), a row only for a chunk with one set; written with the chunk, deleted with it.
+RECALL = "memtui_chunk_recall"
 DriverError = sqlite_driver.Error
 Connection = Any
 
@@ -53,6 +56,7 @@ _SCHEMA = (
     "updated_at INTEGER NOT NULL)",
     f"CREATE TABLE IF NOT EXISTS {JOURNAL} (seq INTEGER PRIMARY KEY, chunk_rowid INTEGER NOT NULL, "
     "added INTEGER NOT NULL)",
+    f"CREATE TABLE IF NOT EXISTS {RECALL} (id TEXT PRIMARY KEY, importance INTEGER, triggers TEXT, project_key TEXT)",
 )
 # Created once the tables' columns are known to be memtui's (a foreign `chunks` may lack them).
 _INDEXES = (

@@ -5,13 +5,15 @@ from __future__ import annotations
 import contextlib
 import os
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 
+from memtui.index.annotations import RecallMetadata
 from memtui.index.store.schema import (
     JOURNAL,
     JOURNAL_KEEP,
     META_KEY,
+    RECALL,
     REVISION_KEY,
     STEMMED_FTS,
     ChunkRow,
@@ -45,15 +47,16 @@ class StoreWrites(StoreBase):
 
     def replace_file(self, *, path: str, source: str, digest: str, mtime: float, size: int,
                      rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
-                     fresh: bool = False) -> None:
-        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector) and upsert its files row.
+                     fresh: bool = False, recall: Mapping[str, RecallMetadata] | None = None) -> None:
+        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector; `recall`: chunk id → its
+        recall metadata, for the chunks that have one) and upsert its files row.
 
         `fresh` skips deleting old rows (a store being built from scratch has none). Inside `batch()` the
         file is a savepoint of the batch's transaction; otherwise it is its own transaction.
         """
         self._check_writable()
         self._kinds = None
-        args = (path, source, digest, mtime, size, rows, updated_at, fresh)
+        args = (path, source, digest, mtime, size, rows, updated_at, fresh, recall or {})
         with self.lock:
             if self._batch_until is None:
                 with self.conn:
@@ -99,7 +102,7 @@ class StoreWrites(StoreBase):
 
     def _write_file(self, path: str, source: str, digest: str, mtime: float, size: int,
                     rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
-                    fresh: bool) -> None:
+                    fresh: bool, recall: Mapping[str, RecallMetadata]) -> None:
         if not fresh:
             self._delete_file_rows(path, source)
         dims = self._dims_cache()
@@ -128,6 +131,10 @@ class StoreWrites(StoreBase):
                 self.conn.execute(f"INSERT INTO {STEMMED_FTS} (rowid, text) VALUES (?, ?)",
                                   (cursor.lastrowid, index_text(chunk.text)))
             added.append((cursor.lastrowid,))
+            if (metadata := recall.get(chunk.id)) is not None:
+                self.conn.execute(f"INSERT OR REPLACE INTO {RECALL} (id, importance, triggers, project_key) "
+                                  "VALUES (?, ?, ?, ?)",
+                                  (chunk.id, metadata.importance, metadata.triggers, metadata.project_key))
             if vector is not None and dims == len(vector):
                 self.conn.execute(
                     "INSERT INTO chunks_vec (id, embedding) VALUES (?, ?)", (chunk.id, vector_blob(vector))
@@ -173,6 +180,7 @@ class StoreWrites(StoreBase):
                 self.conn.execute("DELETE FROM chunks_fts WHERE path = ? AND source = ?", (path, source))
         if self._stemmed and rows:
             self.conn.executemany(f"DELETE FROM {STEMMED_FTS} WHERE rowid = ?", [(rowid,) for rowid, _, _ in rows])
+        self.conn.executemany(f"DELETE FROM {RECALL} WHERE id = ?", [(chunk_id,) for _, chunk_id, _ in rows])
         self.conn.execute("DELETE FROM chunks WHERE path = ? AND source = ?", (path, source))
         self.conn.executemany(f"INSERT INTO {JOURNAL} (chunk_rowid, added) VALUES (?, 0)",
                               [(rowid,) for rowid, _, _ in rows])

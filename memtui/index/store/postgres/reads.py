@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memtui.errors import StoreError
+from memtui.index.annotations import RecallMetadata
 from memtui.index.store.postgres.bm25 import match_phrases
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.reads import parse_vector
@@ -183,6 +184,16 @@ class PostgresReads:
         rows = self._all(f"SELECT c.seq, {_ROW} FROM memtui.chunks c WHERE c.gen = {{gen}} AND c.seq = ANY(%(seqs)s)",
                          seqs=list(rowids))
         return {int(r[0]): _chunk(r[1:]) for r in rows}
+
+    def recall_for_ids(self, ids: Sequence[str]) -> dict[str, RecallMetadata]:
+        """chunk id → recall metadata of the chunks that have one."""
+        if not ids:
+            return {}
+        rows = self._all("SELECT c.id, r.importance, r.triggers, r.project_key FROM memtui.chunks c JOIN "
+                         "memtui.chunk_recall r ON r.gen = c.gen AND r.seq = c.seq WHERE c.gen = {gen} AND "
+                         "c.id = ANY(%(ids)s)", ids=list(ids))
+        return {chunk_id: RecallMetadata(importance, triggers, project_key)
+                for chunk_id, importance, triggers, project_key in rows}
 
     def chunk_batch(self, after_rowid: int, size: int) -> list[tuple[int, str, str, str]]:
         """(seq, model, source, text) of up to `size` chunks after `after_rowid`, in seq order."""

@@ -65,6 +65,9 @@ _DDL = (
     # deletion leaves them as they were: still bounds). Search reads only the postings that can reach the top k.
     'CREATE TABLE IF NOT EXISTS memtui.terms (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
     "df integer NOT NULL, max_tf integer NOT NULL, min_length integer NOT NULL, PRIMARY KEY (gen, lexeme))",
+    # An OpenClaw 2026.9 agent's recall metadata of a chunk (`seq`), a row only for a chunk with one set.
+    "CREATE TABLE IF NOT EXISTS memtui.chunk_recall (gen bigint NOT NULL, seq bigint NOT NULL, importance integer, "
+    "triggers text, project_key text, PRIMARY KEY (gen, seq))",
     "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
     "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
     "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
@@ -118,6 +121,8 @@ def _set_up(conn: Any) -> str | None:
             if row is None or row[0] != SCHEMA_VERSION:
                 raise StoreError(f"the memtui schema in this database is version {row[0] if row else '?'}; this "
                                  f"memtui reads version {SCHEMA_VERSION}", "upgrade memtui, or use another database")
+            if conn.execute("SELECT to_regclass('memtui.chunk_recall') IS NULL").fetchone()[0]:
+                _add_chunk_recall(conn)  # a version-3 database made before the table was part of it
             return vector_error
         for statement in _DDL:
             conn.execute(statement.replace("{vector}", "text" if vector_error else "vector"))
@@ -142,10 +147,20 @@ def _upgrade_from_1(conn: Any) -> None:
     conn.execute("UPDATE memtui.info SET value = '2' WHERE key = 'schema'")
 
 
+def _add_chunk_recall(conn: Any) -> None:
+    """The recall metadata table (empty: the next sync of a 2026.9 agent rebuilds its index, whose meta lacks
+    `provenanceVersion`)."""
+    for statement in _DDL:
+        if "memtui.chunk_recall" in statement:
+            conn.execute(statement)
+
+
 def _upgrade_from_2(conn: Any) -> None:
     """Version 2 → 3: each term's largest count and shortest chunk, the bounds the top-k search prunes with
-    (counted from the postings; a version-1 database gets them with its terms), and each index's revision."""
+    (counted from the postings; a version-1 database gets them with its terms), each index's revision, and the
+    recall metadata of a 2026.9 agent's chunks."""
     conn.execute("ALTER TABLE memtui.indexes ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 0")
+    _add_chunk_recall(conn)
     have = {row[0] for row in conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = 'memtui.terms'::regclass "
                                            "AND attnum > 0 AND NOT attisdropped")}
     if "max_tf" not in have:

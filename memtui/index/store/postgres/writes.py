@@ -8,12 +8,13 @@ import contextlib
 import socket
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
+from memtui.index.annotations import RecallMetadata
 from memtui.index.store.postgres.reads import PostgresReads
 from memtui.index.store.postgres.schema import LOCK_SPACE, SYNC_LOCK_SPACE, connect
 from memtui.index.store.schema import META_KEY, ChunkRow
@@ -24,6 +25,8 @@ BATCH_COMMIT_S = 0.25
 BATCH_ROWS = 2000
 _CHUNK_COLUMNS = ("gen", "seq", "id", "path", "source", "start_line", "end_line", "hash", "model", "text",
                   "embedding", "updated_at", "length")
+# Where a prepared chunk's values (`_prepared`) hold its length in terms, its vector and its recall metadata.
+_LENGTH, _VECTOR, _RECALL = 10, 11, 12
 
 
 @dataclass
@@ -145,18 +148,19 @@ class PostgresWrites(PostgresReads):
 
     def replace_file(self, *, path: str, source: str, digest: str, mtime: float, size: int,
                      rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
-                     fresh: bool = False) -> None:
-        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector) and upsert its files row;
-        `fresh` skips deleting old rows. A repeated chunk id is written once (as the SQLite store's chunks)."""
+                     fresh: bool = False, recall: Mapping[str, RecallMetadata] | None = None) -> None:
+        """Atomically replace a file's chunks (rows: chunk, embedding JSON, vector; `recall`: chunk id → its recall
+        metadata) and upsert its files row; `fresh` skips deleting old rows. A repeated chunk id is written once
+        (as the SQLite store's chunks)."""
         with self.lock:
             if self._batch is None:
                 with self.batch():
                     self.replace_file(path=path, source=source, digest=digest, mtime=mtime, size=size, rows=rows,
-                                      updated_at=updated_at, fresh=fresh)
+                                      updated_at=updated_at, fresh=fresh, recall=recall)
                 return
             if path in self._batch.pending_paths:
                 self._send_pending()
-            prepared = self._prepared(rows, updated_at, self._batch.dims)
+            prepared = self._prepared(rows, updated_at, self._batch.dims, recall or {})
             with self._writing() as gen:
                 if not fresh:
                     self._delete_file_rows(gen, path, source)
@@ -172,9 +176,10 @@ class PostgresWrites(PostgresReads):
                 self.commit_batch()
 
     def _prepared(self, rows: Sequence[tuple[ChunkRow, str, Sequence[float] | None]], updated_at: int,
-                  dims: int | None) -> list[tuple[tuple[Any, ...], dict[str, list[int]]]]:
-        """Per distinct chunk: its row values (without gen and seq) and each term's positions; a vector is kept
-        when it has the generation's `dims`."""
+                  dims: int | None,
+                  recall: Mapping[str, RecallMetadata]) -> list[tuple[tuple[Any, ...], dict[str, list[int]]]]:
+        """Per distinct chunk: its row values (without gen and seq; then its vector, kept when it has the
+        generation's `dims`, and its recall metadata) and each term's positions."""
         prepared = []
         seen: set[str] = set()
         for chunk, embedding_json, vector in rows:
@@ -189,7 +194,7 @@ class PostgresWrites(PostgresReads):
             if vector is not None and dims == len(vector):
                 vec = "[" + ",".join(repr(float(v)) for v in vector) + "]"
             values = (chunk.id, chunk.path, chunk.source, chunk.start_line, chunk.end_line, chunk.hash, chunk.model,
-                      chunk.text, embedding_json, updated_at, len(terms), vec)
+                      chunk.text, embedding_json, updated_at, len(terms), vec, recall.get(chunk.id))
             prepared.append((values, positions))
         return prepared
 
@@ -204,18 +209,25 @@ class PostgresWrites(PostgresReads):
         cursor = self.conn.cursor()
         with cursor.copy(f"COPY memtui.chunks ({', '.join(_CHUNK_COLUMNS)}) FROM STDIN") as copy:
             for seq, (values, _) in zip(seqs, pending, strict=True):
-                copy.write_row((batch.gen, seq, *values[:-1]))
+                copy.write_row((batch.gen, seq, *values[:_VECTOR]))
         with cursor.copy("COPY memtui.vectors (gen, seq, vec) FROM STDIN") as copy:
             for seq, (values, _) in zip(seqs, pending, strict=True):
-                if values[-1] is not None:
-                    copy.write_row((batch.gen, seq, values[-1]))
+                if values[_VECTOR] is not None:
+                    copy.write_row((batch.gen, seq, values[_VECTOR]))
+        recalled = [(seq, metadata) for seq, (values, _) in zip(seqs, pending, strict=True)
+                    if (metadata := values[_RECALL]) is not None]
+        if recalled:
+            columns = "gen, seq, importance, triggers, project_key"
+            with cursor.copy(f"COPY memtui.chunk_recall ({columns}) FROM STDIN") as copy:
+                for seq, metadata in recalled:
+                    copy.write_row((batch.gen, seq, metadata.importance, metadata.triggers, metadata.project_key))
         with cursor.copy("COPY memtui.postings (gen, lexeme, seq, tf, length, positions) FROM STDIN") as copy:
             copy.write(_postings_text(batch.gen, seqs, pending))
         self.conn.execute("UPDATE memtui.generations SET chunks = chunks + %s, tokens = tokens + %s WHERE gen = %s",
-                          (len(pending), sum(values[10] for values, _ in pending), batch.gen))
+                          (len(pending), sum(values[_LENGTH] for values, _ in pending), batch.gen))
         held: dict[str, list[int]] = {}  # term → [chunks, largest count, shortest chunk]
         for values, positions in pending:
-            length = values[10]
+            length = values[_LENGTH]
             for term, where in positions.items():
                 seen = held.get(term)
                 if seen is None:
@@ -244,8 +256,9 @@ class PostgresWrites(PostgresReads):
         gone = self.conn.execute("DELETE FROM memtui.chunks WHERE gen = %s AND path = %s AND source = %s "
                                  "RETURNING seq, length", (gen, path, source)).fetchall()
         if gone:
-            self.conn.execute("DELETE FROM memtui.vectors WHERE gen = %s AND seq = ANY(%s)",
-                              (gen, [seq for seq, _ in gone]))
+            for table in ("vectors", "chunk_recall"):
+                self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = %s AND seq = ANY(%s)",
+                                  (gen, [seq for seq, _ in gone]))
             lexemes = Counter(row[0] for row in self.conn.execute(
                 "DELETE FROM memtui.postings WHERE gen = %s AND seq = ANY(%s) RETURNING lexeme",
                 (gen, [seq for seq, _ in gone])))
@@ -311,7 +324,7 @@ class PostgresWrites(PostgresReads):
             old = [r[0] for r in self.conn.execute(
                 "SELECT gen FROM memtui.generations WHERE index_id = %s AND gen < %s AND gen <> (SELECT live_gen "
                 "FROM memtui.indexes WHERE id = %s)", (self.index_id, gen, self.index_id))]
-            for table in ("postings", "terms", "vectors", "chunks", "files", "meta", "generations"):
+            for table in ("postings", "terms", "vectors", "chunk_recall", "chunks", "files", "meta", "generations"):
                 self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = ANY(%s)", (old,))
 
     def copy_cache_from(self, other: Path) -> None:
@@ -353,7 +366,7 @@ def _postings_text(gen: int, seqs: Sequence[int],
     lines = []
     for seq, (values, positions) in zip(seqs, pending, strict=True):
         tail = f"\t{seq}\t"
-        length = f"\t{values[10]}\t{{"
+        length = f"\t{values[_LENGTH]}\t{{"
         for term, where in positions.items():
             lexeme = term.translate(_COPY_ESCAPES) if _needs_escape(term) else term
             lines.append(f"{gen}\t{lexeme}{tail}{len(where)}{length}{','.join(map(str, where))}}}\n")
