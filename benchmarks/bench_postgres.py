@@ -7,8 +7,10 @@ store alone (a one-shot CLI process) and by the in-memory accelerator a long-run
 watch) reads from the store (its build timed). With `--agents A`
 the database first holds A - 1 other agents of `--chunks` chunks each (default 10,000: 100 agents make 1M chunks),
 their text 3-7 SciFact sentences per chunk drawn at random (a real vocabulary, every agent different), written by
-the postgres store's own writer (COPY) and timed as write throughput; then `main` is searched among them, and the
-fleet-wide search (`memtui search --fleet`) over every agent is timed on the same queries. Load averages are
+the postgres store's own writer (COPY) and timed as write throughput; then `main` is searched among them, LoCoMo's
+dev conversations are indexed as agents of their own on both stores (evidence recall@6, identical top 6), and the
+fleet-wide search (`memtui search --fleet`) over every agent is timed on the same queries (whole claims, and their
+first three keywords). Load averages are
 reported (the machine is shared).
 
 Vectors come from a bag-of-words provider (a fixed random 384-dimension vector per term, summed, normalised):
@@ -42,7 +44,8 @@ import numpy as np
 import psutil
 
 from memtui.embeddings.base import EmbeddingProvider
-from memtui.evaluation.metrics import ndcg_at_k
+from memtui.evaluation.locomo import convert_conversation, load_locomo
+from memtui.evaluation.metrics import evidence_recall, ndcg_at_k
 from memtui.evaluation.scifact import _ranking, build_workspace, load_qrels, load_queries
 from memtui.index.store.postgres import PostgresStore
 from memtui.index.store.postgres.fleet import fleet_search
@@ -53,6 +56,7 @@ from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv, resolve_agent
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
+LOCOMO = SCIFACT.parent / "locomo" / "locomo-dev.json"
 DIMS = 384
 CHUNKS_PER_FILE = 5
 # A server sized for the data (23 GB of RAM here); synchronous_commit stays on, as in production.
@@ -330,6 +334,34 @@ def fleet_searches(url: str, queries: list[tuple[str, str]], server: int | None,
             "agents_in_top10_mean": round(statistics.fmean(len({h.agent for h in r}) for r in results), 2)}
 
 
+def locomo_parity(root: Path, url: str, provider: EmbeddingProvider | None) -> dict[str, Any]:
+    """LoCoMo's dev conversations, each an agent of its own on both stores: evidence recall@6 of each (the memtui
+    profile, no threshold) and the questions whose six hits are the same on both."""
+    recalls: dict[str, list[float]] = {"sqlite": [], "postgres": []}
+    same = 0
+    for sample in load_locomo(LOCOMO):
+        conversation = convert_conversation(sample)
+        workspace = root / "locomo" / str(sample["sample_id"])
+        workspace.mkdir(parents=True)
+        conversation.write(workspace)
+        agent = f"locomo-{sample['sample_id']}"
+        hits: dict[str, list[list[tuple[str, int, int]]]] = {}
+        for name, store_url in (("sqlite", None), ("postgres", url)):
+            with MemoryManager(agent_env(root, workspace, agent, store_url), provider=provider) as manager:
+                manager.sync(force=True)
+                hits[name] = []
+                for question in (q for q in conversation.questions if q.evidence):
+                    found = manager.search(question.question, max_results=6, min_score=0.0).results[:6]
+                    hits[name].append([(h.path, h.start_line, h.end_line) for h in found])
+                    covered: set[str] = set()
+                    for hit in found:
+                        covered |= conversation.covered_turns(hit.path, hit.start_line, hit.end_line)
+                    recalls[name].append(evidence_recall(question.evidence, covered))
+        same += sum(a == b for a, b in zip(hits["sqlite"], hits["postgres"], strict=True))
+    return {"questions": len(recalls["sqlite"]), "same_top6": same,
+            **{f"{name}_recall@6": round(statistics.fmean(values), 4) for name, values in recalls.items()}}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--limit", type=int, default=None, help="judged queries to run (default: all 809)")
@@ -355,6 +387,7 @@ def main() -> None:
         results["sqlite"] = measure(agent_env(root, workspace, "main", None), queries, qrels, None, provider)
         results["fleet_write"] = load_fleet(url, [f"agent{n}" for n in range(1, args.agents)], args.chunks, server)
         results["postgres"] = measure(agent_env(root, workspace, "main", url), queries, qrels, server, provider)
+        results["locomo"] = locomo_parity(root, url, provider)
         results["fleet_search"] = fleet_searches(url, queries, server, None)
         results["fleet_search_3_keywords"] = fleet_searches(url, queries, server, 3)
     def docs(name: str, qid: str) -> list[str]:
