@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from memtui.errors import StoreError
+from memtui.index.store.schema import META_KEY
 
 SCHEMA_VERSION = "3"
 # Namespace of memtui's advisory locks (pg_advisory_lock(space, key)): the schema set-up, and one per index.
@@ -161,6 +162,9 @@ def _upgrade_from_2(conn: Any) -> None:
     recall metadata of a 2026.9 agent's chunks."""
     conn.execute("ALTER TABLE memtui.indexes ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 0")
     _add_chunk_recall(conn)
+    # Version 2's postings hold 'trekk' for 'trekked' where FTS5 has 'trek' (memtui.search.tokenizer): without its
+    # meta row, each index is rebuilt by its next sync.
+    conn.execute("DELETE FROM memtui.meta WHERE key = %s", (META_KEY,))
     have = {row[0] for row in conn.execute("SELECT attname FROM pg_attribute WHERE attrelid = 'memtui.terms'::regclass "
                                            "AND attnum > 0 AND NOT attisdropped")}
     if "max_tf" not in have:
