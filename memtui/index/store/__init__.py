@@ -81,9 +81,8 @@ class Store(StoreReads, StoreWrites):
         self.extension_path = extension_path
         self.lock = threading.RLock()
         self._batch_until: float | None = None
-        if read_only:
-            _refuse_unknown_layout(path)
-        self.conn = connect(path, read_only=read_only)
+        foreign = read_only and _refuse_unknown_layout(path).kind != "memtui"
+        self.conn = connect(path, read_only=read_only, foreign=foreign)
         self._vec_state = None
         self.identity = _identity(path, snapshot=read_only)
         self._fts_error: str | None = None
@@ -150,13 +149,15 @@ class Store(StoreReads, StoreWrites):
             self.conn.close()
 
 
-def _refuse_unknown_layout(path: Path) -> None:
-    """A read-only open of a database that is not an index of memtui's layout says what the file is."""
+def _refuse_unknown_layout(path: Path) -> DatabaseKind:
+    """What a database opened read-only is; one that is not an index of memtui's layout is refused with what the
+    file is."""
     kind = identify_database(path)
     if kind.kind in ("openclaw-agent-db", "foreign"):
         raise StoreError(f"{path} is {kind.describe()}, not an index of memtui's layout",
                          "leave out --store: memtui finds an OpenClaw 2026.9 agent's database itself and shows its "
                          "index in `memtui status`" if kind.kind == "openclaw-agent-db" else None)
+    return kind
 
 
 def _identity(path: Path, *, snapshot: bool) -> tuple[object, ...] | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memtui.agentdb.ownership import ForeignDatabaseError, identify_database
+from memtui.agentdb.ownership import ForeignDatabaseError, identify_database, open_read_only
 from memtui.errors import ReadOnlyError, StoreError
 from memtui.index.terms import VERSION as TERMS_VERSION
 from memtui.index.terms import index_text
@@ -160,13 +160,17 @@ def _check_columns(conn: Connection, path: Path) -> None:
             raise DamagedIndexError(path, f"a foreign schema: table {table} lacks {missing}")
 
 
-def connect(path: Path, *, read_only: bool = False) -> Connection:
+def connect(path: Path, *, read_only: bool = False, foreign: bool = False) -> Connection:
     """Open `path` (WAL, busy timeout 5 s); sqlite-vec is loaded later, when a vector table is first used. A file
     that is not an index (not SQLite, damaged) raises DamagedIndexError, untouched; writable, a database memtui
-    did not create (OpenClaw's own, another program's) raises ForeignDatabaseError before a byte is written."""
+    did not create (OpenClaw's own, another program's) raises ForeignDatabaseError before a byte is written.
+    Read-only, such a `foreign` database is opened without a byte written beside it (`open_read_only`: a private
+    copy with the WAL folded in while its `-wal` holds frames, where SQLite's own reader writes the `-shm`)."""
     conn = None
     try:
-        if read_only:
+        if read_only and foreign:
+            conn = open_read_only(path)
+        elif read_only:
             # Without a -wal no process has the index open: an immutable snapshot leaves no -wal/-shm behind
             # (the store reopens it when the file changes). Percent-encoded: a `#`, `?` or `%` in the path
             # would otherwise cut or change it (and drop the mode).
