@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import threading
@@ -43,6 +42,7 @@ from memtui.manager.outage import (
     record_gaps,
     sync_for_search,
 )
+from memtui.manager.providers import ProviderLifecycle
 from memtui.manager.status import StatusReport
 from memtui.search.agent_db import GENERATION, AgentDatabase, search_response
 from memtui.search.engine import Searcher
@@ -60,11 +60,10 @@ _UNSET: Any = object()
 # The workspace's own memory files, whose saves leave temp files beside them when killed.
 ROOT_FILES = ("MEMORY.md", "DREAMS.md", "dreams.md")
 # How long a long-running process waits to try its failed provider again (not a rebuild per change in an outage).
-PROVIDER_RETRY_S = 300.0
 REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 
-class MemoryManager(StatusReport, EventHub):
+class MemoryManager(ProviderLifecycle, StatusReport, EventHub):
     """Owns an agent's index: provider, store, sync, search, tools and status."""
 
     def __init__(self, env: AgentEnv, *, provider: EmbeddingProvider | None = _UNSET):
@@ -97,22 +96,6 @@ class MemoryManager(StatusReport, EventHub):
         self._warm_sessions: set[str] = set()
 
     # -- lifecycle --------------------------------------------------------------------------
-
-    def _select_provider(self) -> EmbeddingProvider | None:
-        from memtui.embeddings.select import KEYLESS_2026_9, select_provider
-        from memtui.manager.local_2026_9 import local_selection
-
-        # `none` reads no provider config; the ranking profile never picks the provider (one index, its vectors)
-        providers = {} if self.settings.provider == "none" else self.env.providers
-        keyless = KEYLESS_2026_9 if self.env.openclaw_layout == "2026.9" else None
-        selection = local_selection(self.env, self.settings, providers) or select_provider(
-            self.settings, providers, state_dir=self.env.state_dir, agent_id=self.env.agent_id,
-            set_by=self.env.provider_set_by, keyless_note=keyless)
-        self.provider_reason = selection.reason
-        self.provider_source = selection.source
-        if selection.fallback_from:
-            self.fallback = {"from": selection.fallback_from, "reason": selection.reason or ""}
-        return selection.provider
 
     def _open_store(self, path: Path | None = None) -> Store:
         """The index at `path` (default: the agent's). A damaged or foreign one in memtui's own folder is moved
@@ -203,32 +186,12 @@ class MemoryManager(StatusReport, EventHub):
         elif self.store.check_external_writes():
             self.request_sync("index changed by another program")
 
-    def warm_up(self) -> None:
-        """Load the embedding provider's SDK, client or model now, so the first search does not wait for it (a
-        failure is left to the first search, which reports it as usual)."""
-        provider = self.provider
-        if provider is not None:
-            with contextlib.suppress(Exception):
-                provider.warm_up()
-
     def close(self) -> None:
         """Close the store and the provider."""
         self.store.close()
         for provider in (self.provider, self._failed[0] if self._failed else None):
             if provider is not None:
                 provider.close()
-
-    def _retry_failed_provider(self) -> None:
-        """Go back to the provider a sync fell back from (at once when the index was built with it meanwhile, else
-        `PROVIDER_RETRY_S` after it failed): no lifetime keyword-only, no rebuild over others' vectors."""
-        if self._failed is None:
-            return
-        failed, meta = self._failed[0], self.store.read_meta() or {}
-        built_with_it = failed is not None and meta.get("model") == model_name(failed)
-        if built_with_it or time.monotonic() - self._failed_at >= PROVIDER_RETRY_S:
-            if self.provider is not None:
-                self.provider.close()
-            (self.provider, self.provider_reason, self.fallback), self._failed = self._failed, None
 
     def __enter__(self) -> MemoryManager:
         return self
@@ -436,25 +399,6 @@ class MemoryManager(StatusReport, EventHub):
     def _prune_cache(self) -> None:
         if self.settings.cache.max_entries:
             self.store.cache_prune(self.settings.cache.max_entries)
-
-    def _switch_to_fallback(self, reason: str, *, keep: bool = False) -> bool:
-        """Go over to the configured fallback provider (FTS-only without one); with `keep`, only to a provider:
-        False (and nothing changed) when there is none to go to."""
-        from memtui.embeddings.select import fallback_provider
-
-        failed = self.provider.id if self.provider is not None else NO_PROVIDER
-        selection = fallback_provider(self.settings, self.env.providers, state_dir=self.env.state_dir, failed=failed,
-                                      reason=reason, profile=self.env.profile, agent_id=self.env.agent_id)
-        if keep and selection.provider is None:
-            return False
-        if self._failed is None:  # kept: a later sync tries it again (`_retry_failed_provider`)
-            self._failed, self._failed_at = (self.provider, self.provider_reason, self.fallback), time.monotonic()
-        elif self.provider is not None:
-            self.provider.close()
-        self.provider = selection.provider
-        self.provider_reason = selection.reason or reason
-        self.fallback = {"from": failed, "reason": reason}
-        return True
 
     def request_sync(self, reason: str, *, session_files: list[Path] | None = None,
                      memory_paths: set[str] | None = None, seen_at: float | None = None) -> None:
