@@ -208,6 +208,13 @@ async def test_the_file_counts_add_up(manager: MemoryManager, make_app) -> None:
         app.refresh_browser()
         await settle(app, pilot)
         assert app.browser.border_subtitle == f"10 files · {10 - indexed} not indexed"
+        notes = manager.env.workspace_dir / "memory" / "notes"
+        notes.mkdir()
+        for number in range(1000):
+            (notes / f"note-{number}.md").write_text(f"- note {number}\n", encoding="utf-8")
+        app.refresh_browser()
+        await settle(app, pilot)
+        assert app.browser.border_subtitle == "1,010 · 2 not indexed"  # "files" left out: the border is 30 wide
 
 
 async def test_a_whole_bootstrap_file_says_what_its_missing_char_was(manager: MemoryManager, make_app) -> None:

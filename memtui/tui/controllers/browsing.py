@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the indexer loads with the first sync, after the first fram
 TRACK_DELAY = 0.1  # seconds of file events gathered into one tree update
 TRACK_EVERY = 0.5  # at least this many seconds between two tree updates while events keep coming
 TRACK_HOLD = 2.0  # while a sync runs, tree updates wait for its end, this long at most
+SUBTITLE_ROOM = 24  # the browser's border at its narrowest (30 columns) less its corners and dashes
 
 
 class BrowserController(MemtuiBase):
@@ -202,8 +203,7 @@ class BrowserController(MemtuiBase):
         if not left_out:
             return files
         text = f"{files} · {left_out:,} not indexed"
-        room = self.browser.outer_size.width - 4  # the border's corners and the spaces around the text
-        return text if len(text) <= room or not room else f"{files} · {left_out:,} unindexed"
+        return text if len(text) <= SUBTITLE_ROOM else f"{len(listing.entries):,} · {left_out:,} not indexed"
 
     # -- the file filter ----------------------------------------------------------------------
 
