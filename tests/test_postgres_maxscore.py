@@ -149,3 +149,28 @@ def test_a_version_2_database_gets_its_bounds_counted() -> None:
             == expected
         # version 2 wrote some terms as FTS5 does not ('trekk'): the meta row is gone, so the next sync rebuilds
         assert conn.execute("SELECT count(*) FROM memtui.meta WHERE key = %s", (META_KEY,)).fetchone()[0] == 0
+
+
+@pytest.mark.parametrize("models", [["m1", "m1", "m1"], ["m0", "m1", "m2"]])
+def test_a_search_keeps_to_its_model_and_sources(models: list[str]) -> None:
+    """Chunks of another model (left by a provider change) or another source are never returned; with none in the
+    generation, no filter is needed (the check seeks the gaps around the wanted values instead of scanning)."""
+    url = fresh_database()
+    store = PostgresStore(url, agent="mixed", workspace="/fleet/mixed", path=Path("/fleet/mixed.sqlite"),
+                          tokenizer=PorterTokenizer(), vector_enabled=False)
+    try:
+        for n, (model, source) in enumerate(zip(models, ["memory", "sessions", "zzz"], strict=True)):
+            text = f"quokka ledger entry {n}"
+            store.replace_file(path=f"memory/{n}.md", source=source, digest=str(n), mtime=1.0, size=10,
+                               rows=[(ChunkRow(f"c{n}", f"memory/{n}.md", source, 1, 1, str(n), model, text), "[]",
+                                      None)], updated_at=1)
+        found = [(row.model, row.source) for row, _ in store.stemmed_search('"quokka"', 10, model="m1",
+                                                                             sources=["memory", "sessions"])]
+        wanted = [(m, s) for m, s in zip(models, ["memory", "sessions", "zzz"], strict=True)
+                  if m == "m1" and s in ("memory", "sessions")]
+        assert sorted(found) == sorted(wanted)
+        assert [row.source for row, _ in store.stemmed_search('"quokka"', 10, model=None, sources=["zzz"])] == ["zzz"]
+        between = store.stemmed_search('"quokka"', 10, model=None, sources=["zzz", "memory"])  # 'sessions' inside
+        assert sorted(row.source for row, _ in between) == ["memory", "zzz"]
+    finally:
+        store.close()

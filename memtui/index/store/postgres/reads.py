@@ -6,6 +6,7 @@ import json
 import threading
 from array import array
 from collections.abc import Sequence
+from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -225,19 +226,22 @@ class PostgresReads:
     def _filters(self, model: str | None, sources: Sequence[str] | None) -> tuple[str, dict[str, Any]]:
         """SQL (on `c`) keeping chunks of `model` and `sources`; empty when no chunk of the generation is outside
         them (answered by seeks on the (gen, model) and (gen, source) indexes)."""
-        clauses, params, probes = [], {}, []
+        clauses, params, gaps = [], {}, []
         if model is not None:
             clauses.append("c.model = %(model)s")
             params["model"] = model
-            probes.append("c.model <> %(model)s")
+            gaps += _gaps("model", ["model"])
         if sources:
             clauses.append("c.source = ANY(%(sources)s)")
             params["sources"] = list(sources)
-            probes.append("c.source <> ALL(%(sources)s)")
+            names = [f"s{i}" for i in range(len(sources))]
+            params.update(zip(names, sorted(sources), strict=True))
+            gaps += _gaps("source", names)
         if not clauses:
             return "", {}
-        outside = self._one(f"SELECT EXISTS (SELECT 1 FROM memtui.chunks c WHERE c.gen = {{gen}} AND "
-                            f"({' OR '.join(probes)}))", **params)
+        # each gap is a seek that finds nothing when no chunk is outside (a scan of the generation took 7 ms)
+        outside = self._one("SELECT " + " OR ".join(f"EXISTS (SELECT 1 FROM memtui.chunks c WHERE c.gen = {{gen}} "
+                                                    f"AND {gap})" for gap in gaps), **params)
         return (f" WHERE {' AND '.join(clauses)}", params) if outside and outside[0] else ("", {})
 
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
@@ -338,6 +342,15 @@ def _json(text: str | None) -> Any:
         return json.loads(text)
     except ValueError:
         return None
+
+
+def _gaps(column: str, names: list[str]) -> list[str]:
+    """Conditions on `c.<column>` that together cover every value but the parameters `names` (sorted): below the
+    first, between each two, above the last."""
+    bounds = [f"%({name})s" for name in names]
+    gaps = [f"c.{column} < {bounds[0]}", f"c.{column} > {bounds[-1]}"]
+    gaps += [f"c.{column} > {low} AND c.{column} < {high}" for low, high in pairwise(bounds)]
+    return gaps
 
 
 def _little_endian(big: bytes) -> bytes:
