@@ -15,10 +15,12 @@ from memtui.index.annotations import RecallMetadata
 from memtui.index.store.postgres.bm25 import match_phrases
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.reads import parse_vector
-from memtui.index.store.schema import ISSUES_KEY, META_KEY, Capabilities, ChunkRow, vector_blob
+from memtui.index.store.schema import ISSUES_KEY, META_KEY, Capabilities, ChunkRow
 from memtui.index.terms import tokens
 
 _ROW = "c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text"
+# A vector's float4s, big-endian: pgvector's binary form without its 4-byte header (no text to parse).
+_VECTOR_BYTES = "substring(vector_send(v.vec) FROM 5)"
 
 
 class Tokenizer(Protocol):
@@ -211,8 +213,8 @@ class PostgresReads:
         then big-endian float4s)."""
         if self._vector_error is not None:
             return []
-        rows = self._all("SELECT c.id, substring(vector_send(v.vec) FROM 5) FROM memtui.vectors v JOIN "
-                         "memtui.chunks c ON c.gen = v.gen AND c.seq = v.seq WHERE v.gen = {gen}")
+        rows = self._all(f"SELECT c.id, {_VECTOR_BYTES} FROM memtui.vectors v JOIN memtui.chunks c ON c.gen = v.gen "
+                         "AND c.seq = v.seq WHERE v.gen = {gen}")
         return [(chunk_id, _little_endian(bytes(blob))) for chunk_id, blob in rows]
 
     def embedding_json(self, after_rowid: int, size: int) -> list[tuple[int, str]]:
@@ -298,9 +300,9 @@ class PostgresReads:
         """chunk id → float32 little-endian vector of specific chunks."""
         if self._vector_error is not None or not ids:
             return {}
-        rows = self._all("SELECT c.id, v.vec::real[] FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen AND "
-                         "v.seq = c.seq WHERE c.gen = {gen} AND c.id = ANY(%(ids)s)", ids=list(ids))
-        return {chunk_id: vector_blob(values) for chunk_id, values in rows}
+        rows = self._all(f"SELECT c.id, {_VECTOR_BYTES} FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen "
+                         "AND v.seq = c.seq WHERE c.gen = {gen} AND c.id = ANY(%(ids)s)", ids=list(ids))
+        return {chunk_id: _little_endian(bytes(blob)) for chunk_id, blob in rows}
 
     def vectors_for_ids(self, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored embeddings (the JSON column) of specific chunks, degenerate ones left out."""
