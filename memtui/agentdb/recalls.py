@@ -45,11 +45,15 @@ class Recall:
         return out
 
     def get_outcome(self) -> dict[str, Any]:
-        """For a memory_get: the status, the lines read (from, count) or the error, and the text's size."""
+        """For a memory_get: the status, the lines read (from, count) or the error, and the text's size; a result
+        that is plain text (not JSON, not an error) is the text the agent read: status ok, `plainText` true."""
         result = self.call.result
         if not isinstance(result, dict):
-            return {"status": "error" if self.call.is_error else "no-result",
-                    "error": (self.call.result_text or "").strip() or None}
+            text = self.call.result_text or ""
+            if not self.call.is_error and text.strip():
+                return {"status": "ok", "path": self.call.path, "from": None, "lines": None, "truncated": False,
+                        "nextFrom": None, "chars": len(text), "error": None, "plainText": True}
+            return {"status": "error" if self.call.is_error else "no-result", "error": text.strip() or None}
         text = result.get("text") if isinstance(result.get("text"), str) else ""
         status = result.get("status") or ("error" if self.call.is_error or result.get("error") else "ok")
         return {"status": status, "path": result.get("path"), "from": result.get("from"),

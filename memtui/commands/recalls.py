@@ -74,12 +74,6 @@ def _replay_get(env: AgentEnv, recall: Recall, *, as_json: bool) -> int:
     return 0
 
 
-def _listed(recall: Recall) -> dict[str, Any]:
-    """A call of the JSON listing; a memory_get's plain-text result is what the agent read (`get_outcome`)."""
-    from memtui.search.replay import get_outcome
-
-    item = recall.to_json()
-    return {**item, "get": get_outcome(recall)} if recall.tool == "memory_get" else item
 
 
 def run(args: argparse.Namespace) -> int:
@@ -105,7 +99,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"agentId": env.agent_id, "generation": env.generation.name,
                     "source": str(env.generation.path) if env.generation.name == "2026.9" else str(env.sessions_dir),
-                    "calls": [_listed(r) for r in recalls]})
+                    "calls": [r.to_json() for r in recalls]})
     else:
         print(render_listing(env, recalls))
     return 0

@@ -273,16 +273,6 @@ def replay(env: AgentEnv, recall: Recall, *, open_manager: OpenManager, profile:
     return result
 
 
-def get_outcome(recall: Recall) -> dict[str, Any]:
-    """What a memory_get got (`Recall.get_outcome`); a result that is plain text (not JSON, not an error) is the
-    text the agent read: status ok, `plainText` true."""
-    call = recall.call
-    if not isinstance(call.result, dict) and not call.is_error and (call.result_text or "").strip():
-        return {"status": "ok", "path": call.path, "from": None, "lines": None, "truncated": False, "nextFrom": None,
-                "chars": len(call.result_text or ""), "error": None, "plainText": True}
-    return recall.get_outcome()
-
-
 def read_state(answer: dict[str, Any]) -> str:
     """`error`, `not-found` (OpenClaw 2026.9's `not_found`; 2026.4's and memtui's `{text: "", path}` without the
     lines read) or `read`."""
@@ -309,7 +299,7 @@ class GetReplay:
             return read_state(result)
         if self.recall.call.is_error:
             return "error"
-        return "read" if get_outcome(self.recall).get("plainText") else "unknown"
+        return "read" if self.recall.get_outcome().get("plainText") else "unknown"
 
     @property
     def now_state(self) -> str:
@@ -344,7 +334,7 @@ class GetReplay:
         return "same" if self.then_text == self.now_text else "changed"
 
     def to_json(self) -> dict[str, Any]:
-        return {"call": self.recall.to_json(), "status": self.status, "then": get_outcome(self.recall),
+        return {"call": self.recall.to_json(), "status": self.status, "then": self.recall.get_outcome(),
                 "thenState": self.then_state, "thenText": self.then_text, "nowState": self.now_state,
                 "now": self.now}
 

@@ -64,9 +64,7 @@ def describe_call(recall: Recall) -> list[str]:
     if item.get("from") is not None or item.get("lines") is not None:
         span = f" from {item.get('from') if item.get('from') is not None else 1}"
         span += f" lines {item['lines']}" if item.get("lines") is not None else ""
-    from memtui.search.replay import get_outcome
-
-    got = get_outcome(recall)
+    got = recall.get_outcome()
     if got.get("plainText"):
         first = (recall.call.result_text or "").strip().splitlines()[0]
         what = f"read {got['chars']} chars, plain text (not JSON): {first[:60]}"
@@ -154,10 +152,8 @@ def _state_line(state: str, answer: dict[str, Any], chars: int, *, plain: bool =
 
 def render_get_replay(result: GetReplay) -> str:
     """A memory_get read again: what it got then → what it gets now, and the diff when the text changed."""
-    from memtui.search.replay import get_outcome
-
     item = result.recall.to_json()
-    then = get_outcome(result.recall)
+    then = result.recall.get_outcome()
     lines = [f"replay #{result.recall.index} · memory_get {item['path']} · {item['sessionKey'] or '-'} · "
              f"{_time(item['calledAt'])}",
              "then: " + _state_line(result.then_state, then, len(result.then_text or ""),

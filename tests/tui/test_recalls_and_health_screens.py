@@ -71,3 +71,17 @@ async def test_health_screen_lists_differences_and_opens_the_file(tmp_path: Path
             await settle(app, pilot)
             assert not isinstance(app.screen, HealthScreen)
             assert app.viewer.rel == "memory/2026-11-24.md"
+
+
+def test_a_plain_text_memory_get_is_listed_as_what_the_agent_read(tmp_path: Path) -> None:
+    """The demo agent's transcript holds a memory_get whose result is the note's text, not JSON: the screen lists
+    what the agent read, as `memtui recalls` does (it read 'no-result · 0 chars')."""
+    from memtui.demo import install_demo
+    from memtui.search.replay import agent_recalls
+    from memtui.tui.screens.recalls import call_cells
+
+    paths = install_demo(tmp_path / "demo")
+    env = resolve_agent(state_dir=str(paths.state_dir), provider="none", env={"HOME": str(tmp_path)})
+    get = next(r for r in agent_recalls(env) if r.tool == "memory_get")
+    assert call_cells(get)[-1] == f"ok · {len(get.call.result_text or '')} chars" and get.call.result_text
+    assert get.to_json()["get"]["plainText"] is True
