@@ -4,10 +4,10 @@
 
 The demo is installed into a temporary folder with a frozen "today", memtui's local embedding model
 (all-MiniLM-L6-v2, converted from the installed package into the per-user model cache when it is not there yet),
-and the demo is indexed with the local provider. A few `memory_search` calls (what the agent's tool does) give the
-dreams view its short-term recalls. Each screen is driven in a fresh app at 120×36 (80×24 and 200×50 for the
-screens named so); the SVG's font family is rewritten to DejaVu Sans Mono before cairosvg converts it, so columns
-line up.
+and the demo is indexed with the local provider. The dreams view shows the recall store the demo bundles (what its
+agent's own searches left: `benchmarks/make_demo_recalls.py`). Each screen is driven in a fresh app at 120×36
+(80×24 and 200×50 for the screens named so); the SVG's font family is rewritten to DejaVu Sans Mono before cairosvg
+converts it, so columns line up.
 """
 
 from __future__ import annotations
@@ -36,9 +36,6 @@ TODAY = date(2026, 11, 30)
 NOW = datetime(2026, 11, 30, 15, 0, tzinfo=UTC)
 QUERY = "why did the gateway return 502s"
 TUNING_QUERY = "pgbouncer pool size"
-# What an agent would have asked during the last weeks: these feed the short-term recall store.
-RECALL_QUERIES = ("pgbouncer pool size", "gateway 502 keep-alive", "redis eviction policy", "OPS-1142",
-                  "ledger cutover plan", "pgbouncer reserve pool", "keep-alive timeout nginx")
 FONT = re.compile(r"font-family:\s*[^;\"]*")
 
 
@@ -172,15 +169,15 @@ async def render(name: str, manager: MemoryManager, out: Path) -> None:
 
 
 def prepare_demo(scratch: Path) -> MemoryManager:
-    """Install the demo and the model, index with the local provider, record a few agent searches."""
+    """Install the demo and the model, index with the local provider (the demo bundles its agent's recalls)."""
     paths = install_demo(scratch / "demo", today=TODAY)
     if installed_model_path(paths.state_dir) is None:
         install_model()  # into the per-user model cache, where the local provider looks
-    env = resolve_agent(state_dir=str(paths.state_dir), provider="local", env={})
+    # memtui's own index in the scratch folder, not in the user's data dir
+    env = resolve_agent(state_dir=str(paths.state_dir), provider="local",
+                        env={"MEMTUI_DATA_DIR": str(scratch / "data")})
     manager = MemoryManager(env)
     manager.sync(reason="screenshots")
-    for query in RECALL_QUERIES:
-        manager.memory_search(query)
     manager.wait_idle(timeout=30)
     return manager
 

@@ -304,3 +304,14 @@ def test_env_secret_forms(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> No
     settings = resolve_memory_search(load_config_file(path).raw, "main")
     assert settings.remote.api_key == "sk-from-env"
     assert settings.remote.base_url == "http://127.0.0.1:9/v1"
+
+
+def test_the_index_lives_in_the_data_dir_of_the_environment_given(tmp_path: Path) -> None:
+    """`resolve_agent(env=...)` (the evaluation, the screenshots, a library caller) puts memtui's own index under
+    that environment's data dir, not the process's (it used the process's ~/.local/share/memtui)."""
+    (tmp_path / "state").mkdir()
+    env = resolve_agent(state_dir=str(tmp_path / "state"), provider="none",
+                        env={"MEMTUI_DATA_DIR": str(tmp_path / "data")})
+    assert env.store_path.is_relative_to(tmp_path / "data")
+    home = resolve_agent(state_dir=str(tmp_path / "state"), provider="none", env={"HOME": str(tmp_path / "home")})
+    assert home.store_path.is_relative_to(tmp_path / "home" / ".local" / "share" / "memtui")

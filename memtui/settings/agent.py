@@ -217,7 +217,7 @@ def resolve_agent(
             refuse_state_dir_store(store_path, state)
     else:
         own = same_folder(workspace_dir, configured_workspace)
-        store_path = memtui_store_path(state, agent_id, None if own else workspace_dir)
+        store_path = memtui_store_path(state, agent_id, None if own else workspace_dir, env)
     tuned = ranking(config_folder(state, env))
     settings = replace(settings, query=replace(settings.query, month_boost=tuned.month_boost,
                                                memtui_weights=tuned.weights))
