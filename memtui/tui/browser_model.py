@@ -78,7 +78,8 @@ def entry_for(workspace_dir: Path, rel: str, abs_path: str | Path | None = None)
     if rel.startswith("sessions/"):
         return BrowserEntry("transcript", rel, path)
     if rel.startswith(f"{MEMORY_DIR}/"):
-        day = daily_date(rel)
+        # dreaming's dated reports (memory/dreaming/<phase>/YYYY-MM-DD.md) are notes, not the agent's daily logs
+        day = None if rel.startswith(f"{MEMORY_DIR}/dreaming/") else daily_date(rel)
         return BrowserEntry("daily" if day is not None else "note", rel, path, day)
     return BrowserEntry("extra", rel, path)
 

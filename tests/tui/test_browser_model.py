@@ -35,3 +35,11 @@ def test_a_copy_of_the_counts_is_returned() -> None:
     live = listing(START)
     live.group_counts()[("", )] = 99
     assert live.group_counts()[("",)] == 1
+
+
+def test_dreaming_reports_are_notes_not_daily_logs(tmp_path: Path) -> None:
+    """`memory/dreaming/deep/2026-11-30.md` is a dreaming report: listed with the other notes, not as the daily log
+    '30 Mon'; a dated note in any other folder under memory/ is a daily log, as OpenClaw dates it."""
+    assert entry_for(tmp_path, "memory/dreaming/deep/2026-11-30.md").kind == "note"
+    assert entry_for(tmp_path, "memory/2026-11-30.md").kind == "daily"
+    assert entry_for(tmp_path, "memory/archive/2026-11-30.md").kind == "daily"
