@@ -10,7 +10,7 @@ from memtui.commands.args import agent_from_args
 from memtui.commands.output import fixed3, print_json
 from memtui.manager import MemoryManager
 from memtui.search.agent_db import GENERATION, NOT_INDEXED
-from memtui.search.formula import formula_text
+from memtui.search.formula import formula_text, number_text
 from memtui.search.response import Candidate, SearchResponse
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import PROFILES
@@ -36,19 +36,15 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.set_defaults(func=run)
 
 
-def _number(value: float) -> str:
-    """4 decimals from 1 up, else 4 significant digits (a flat list's bm25 of -2.6e-06 must not print as 0)."""
-    return f"{value:.4f}" if value == 0 or abs(value) >= 1 else f"{value:.4g}"
-
-
 def _text_side(hit: Candidate, response: SearchResponse) -> str:
     """How the hit's text score comes from its bm25: over the divisor (memtui, hybrid) or r/(1+r)."""
     if hit.bm25 is None:
         return f"text #{hit.text_rank} (LIKE match → {hit.text_score or 0:.4f})"
     divisor = response.text_divisor
     if divisor is not None:
-        return f"text #{hit.text_rank} (bm25 {_number(hit.bm25)} / {_number(divisor)} → {hit.text_score or 0:.4f})"
-    return f"text #{hit.text_rank} (bm25 {_number(hit.bm25)} → r/(1+r) {hit.text_score or 0:.4f})"
+        return (f"text #{hit.text_rank} (bm25 {number_text(hit.bm25)} / {number_text(divisor)} → "
+                f"{hit.text_score or 0:.4f})")
+    return f"text #{hit.text_rank} (bm25 {number_text(hit.bm25)} → r/(1+r) {hit.text_score or 0:.4f})"
 
 
 def _vector_side(hit: Candidate, response: SearchResponse) -> str | None:
@@ -86,7 +82,7 @@ def explain_header(response: SearchResponse, profile: str, provider: str) -> lis
     if info["keywordFallbackTerms"]:
         lines.append(f"Keyword fallback terms: {', '.join(info['keywordFallbackTerms'])}")
     if info["textNormalization"]:
-        divisor = _number(info["textDivisor"]) if info["textDivisor"] is not None else None
+        divisor = number_text(info["textDivisor"]) if info["textDivisor"] is not None else None
         said = divisor is None or f"/ {divisor} " in info["textNormalization"]  # the floor names itself
         lines.append(f"Text score: −{info['textNormalization']}" + ("" if said else f" = {divisor}"))
     elif any(hit.bm25 is not None for hit in response.candidates):

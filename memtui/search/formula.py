@@ -12,6 +12,11 @@ def _weight(value: float) -> str:
     return text + "0" * max(0, 2 - len(text.partition(".")[2]))
 
 
+def number_text(value: float) -> str:
+    """4 decimals from 1 up, else 4 significant digits (a flat list's bm25 of -2.6e-06 must not print as 0)."""
+    return f"{value:.4f}" if value == 0 or abs(value) >= 1 else f"{value:.4g}"
+
+
 def score_terms(hit: Candidate, response: SearchResponse) -> list[tuple[str, float]]:
     """(label, value) of each term of the hit's pre-decay score; their sum is `hit.base_score`."""
     vector, text = hit.vector_score or 0.0, hit.text_score or 0.0

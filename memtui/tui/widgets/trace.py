@@ -15,6 +15,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import Static
 
 from memtui.search.engine import FLAT_BM25
+from memtui.search.formula import number_text
 from memtui.search.ranking import bm25_rank_to_score
 from memtui.search.response import Candidate, SearchResponse
 from memtui.tools import format_citation
@@ -101,7 +102,9 @@ def trace_lines(hit: Candidate, response: SearchResponse) -> list[tuple[str, str
     how = f" ({response.text_normalization})" if response.text_normalization else ""
     if hit.bm25 is not None and abs(hit.bm25) < FLAT_BM25:
         how += " · bm25 ≈ 0: the matched words are in nearly every chunk, so they tell chunks apart hardly at all"
-    rows.append(("keyword list", f"#{hit.text_rank} · bm25 {_fmt(hit.bm25, 4)} → text {_fmt(hit.text_score)}{how}"
+    divisor = response.text_divisor
+    bm25 = "–" if hit.bm25 is None else number_text(hit.bm25) + (f" / {number_text(divisor)}" if divisor else "")
+    rows.append(("keyword list", f"#{hit.text_rank} · bm25 {bm25} → text {_fmt(hit.text_score)}{how}"
                  if hit.text_rank is not None else "not a keyword candidate (text counts as 0)"))
     if response.mode != "fts-only":
         rows.append(("vector list", _vector_list(hit, response)))
