@@ -91,7 +91,8 @@ def _change_two(workspace: Path, tag: str) -> None:
     (workspace / "memory" / f"2026-11-{tag}.md").write_text(f"# New {tag}\n\n- The {tag} deploy went out.\n")
 
 
-def _json(done: subprocess.CompletedProcess) -> dict[str, Any]:
+def json_output(done: subprocess.CompletedProcess) -> dict[str, Any]:
+    """A CLI run's stdout as a JSON object ({} when it is not one)."""
     try:
         value = json.loads(done.stdout)
     except ValueError:
@@ -113,7 +114,7 @@ def provider(root: Path, tally: Recorder, rounds: int, env: dict[str, str]) -> N
             _cli(env, state, workspace, "index")
             total, with_vector = _vectors(state, workspace)
             tally.record(with_vector >= unchanged, f"vectors lost: {kind}")
-            status = _json(_cli(env, state, workspace, "status", "--json"))
+            status = json_output(_cli(env, state, workspace, "status", "--json"))
             custom = status.get("custom", {})
             missing = (custom.get("missingVectors") or {}).get("chunks")
             truthful = (bool(custom.get("providerUnavailableReason")) and missing == total - with_vector
@@ -144,7 +145,7 @@ def _timed_search(env: dict[str, str], state: Path, workspace: Path) -> tuple[fl
         done = _cli(env, state, workspace, "search", "payment webhook runbook", "--json", timeout=BLOCKED_S)
     except subprocess.TimeoutExpired:
         return time.monotonic() - began, {}
-    return time.monotonic() - began, _json(done)
+    return time.monotonic() - began, json_output(done)
 
 
 def _slow_searches(base: Path, server: EmbeddingServer, tally: Recorder, rounds: int, env: dict[str, str]) -> None:
@@ -161,7 +162,7 @@ def _slow_searches(base: Path, server: EmbeddingServer, tally: Recorder, rounds:
         tally.record(elapsed < SEARCH_BUDGET_S, f"search with a rebuild owed took ≥ {SEARCH_BUDGET_S:g} s")
         tally.record(bool(payload.get("results")), "search with a rebuild owed found nothing")
         tally.record(bool(payload.get("stale") or payload.get("partial")), "search did not say it is stale")
-    status = _json(_cli(env, state, workspace, "status", "--json"))
+    status = json_output(_cli(env, state, workspace, "status", "--json"))
     tally.record(status.get("dirty") is True and bool(status.get("custom", {}).get("dirtyReason")),
                  "status did not say the index is stale")
     server.heal()

@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from embedding_server import EmbeddingServer
+from faults_provider import json_output
 
 from memtui.index.store.schema import sqlite_driver
 from memtui.settings.agent import resolve_agent
@@ -69,14 +70,6 @@ def _cli(env: dict[str, str], state: Path, workspace: Path, *args: str) -> subpr
                            str(workspace)], capture_output=True, text=True, timeout=300, env=env)
 
 
-def _json(done: subprocess.CompletedProcess) -> dict[str, Any]:
-    try:
-        value = json.loads(done.stdout)
-    except ValueError:
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
 def _setup(base: Path, server: EmbeddingServer, marked: list[int]) -> tuple[Path, Path]:
     workspace, state = base / "workspace", base / "state"
     (workspace / "memory").mkdir(parents=True)
@@ -98,7 +91,7 @@ def _searches(env: dict[str, str], state: Path, workspace: Path, tally: Recorder
     for query in QUERIES:
         for extra in ((), ("--explain",)):
             done = _cli(env, state, workspace, "search", query, "--json", *extra)
-            payload = _json(done)
+            payload = json_output(done)
             tally.record(done.returncode == 0 and "Traceback" not in done.stderr and not payload.get("error"),
                          f"search failed ({when})")
             tally.record(bool(payload.get("results")), f"search found nothing ({when})")
@@ -157,7 +150,7 @@ def _round(base: Path, server: ZeroingServer, tally: Recorder, env: dict[str, st
     files = {f"memory/2026-10-{i + 1:02d}.md" for i in marked}
     _cli(env, state, workspace, "index")
     _searches(env, state, workspace, tally, "some texts zero", must_find=min(files))
-    status = _json(_cli(env, state, workspace, "status", "--json"))
+    status = json_output(_cli(env, state, workspace, "status", "--json"))
     custom = status.get("custom", {})
     told = custom.get("noVector") or {}
     tally.record(set(told.get("files", {})) == files and told.get("chunks") == len(files),
@@ -174,7 +167,7 @@ def _round(base: Path, server: ZeroingServer, tally: Recorder, env: dict[str, st
     server.everything = True  # zeros for every text, the probe's too: a provider that does not work
     (workspace / "memory" / "2026-11-01.md").write_text("# New\n\n- The new runbook covers the webhook.\n")
     _cli(env, state, workspace, "index")
-    custom = _json(_cli(env, state, workspace, "status", "--json")).get("custom", {})
+    custom = json_output(_cli(env, state, workspace, "status", "--json")).get("custom", {})
     tally.record(bool(custom.get("providerUnavailableReason")) and bool(custom.get("missingVectors")),
                  "status does not report a provider answering zeros for everything")
     _searches(env, state, workspace, tally, "every text zero")
@@ -183,15 +176,16 @@ def _round(base: Path, server: ZeroingServer, tally: Recorder, env: dict[str, st
 
     _poison(state, workspace, "MEMORY.md")
     _searches(env, state, workspace, tally, "a zero row stored")
-    stored = _json(_cli(env, state, workspace, "status", "--json")).get("custom", {}).get("degenerateVectors") or {}
+    custom = json_output(_cli(env, state, workspace, "status", "--json")).get("custom", {})
+    stored = custom.get("degenerateVectors") or {}
     tally.record("MEMORY.md" in stored.get("files", {}) and "index --force" in stored.get("action", ""),
                  "status does not name stored vectors without a direction")
-    health = _json(_cli(env, state, workspace, "health", "--index", "memtui", "--json"))
+    health = json_output(_cli(env, state, workspace, "health", "--index", "memtui", "--json"))
     tally.record(any(row["kind"] == "vector" and row["path"] == "MEMORY.md" for row in health.get("rows", [])),
                  "health does not name stored vectors without a direction")
 
     _cli(env, state, workspace, "index", "--force")
-    custom = _json(_cli(env, state, workspace, "status", "--json")).get("custom", {})
+    custom = json_output(_cli(env, state, workspace, "status", "--json")).get("custom", {})
     tally.record(not custom.get("noVector") and not custom.get("degenerateVectors") and not custom.get(
         "missingVectors"), "chunks not embedded by index --force once the provider is healthy")
     _searches(env, state, workspace, tally, "healthy again", must_find=min(files))

@@ -172,13 +172,7 @@ def degenerate_norm(squares: float, nonzero: bool) -> str | None:
 def embed_texts(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[float]]:
     """`provider.embed_batch(texts)`, checked (a degenerate vector, see `degenerate`, is refused too, so it
     never reaches the cache or the index); any failure (also an unexpected one) is a one-line ProviderError."""
-    try:
-        vectors = provider.embed_batch(texts)
-    except ProviderError:
-        raise
-    except Exception as exc:
-        raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
-    checked = checked_vectors(provider.id, vectors, len(texts))
+    checked = _embedded(provider, texts)
     for position, vector in enumerate(checked, start=1):
         if (why := degenerate(vector)) is not None:
             raise ProviderError(f"{provider.id} embeddings failed: vector {position} {why}; it cannot be searched "
@@ -190,15 +184,20 @@ def embed_texts_keeping(provider: EmbeddingProvider, texts: Sequence[str]) -> tu
     """`embed_texts`, except that a degenerate vector (see `degenerate`) is not a failure of the whole call: it
     comes back as `[]`, with why by position (0-based). Whether such an answer is the provider failing or its
     deterministic answer for that text is the caller's to tell (`answers_with_direction`)."""
+    checked = _embedded(provider, texts)
+    refused = {position: why for position, vector in enumerate(checked) if (why := degenerate(vector)) is not None}
+    return [[] if position in refused else vector for position, vector in enumerate(checked)], refused
+
+
+def _embedded(provider: EmbeddingProvider, texts: Sequence[str]) -> list[list[float]]:
+    """`provider.embed_batch(texts)`, one vector per text of finite numbers; any failure is a ProviderError."""
     try:
         vectors = provider.embed_batch(texts)
     except ProviderError:
         raise
     except Exception as exc:
         raise ProviderError(f"{provider.id} embeddings failed: {type(exc).__name__}: {exc}") from exc
-    checked = checked_vectors(provider.id, vectors, len(texts))
-    refused = {position: why for position, vector in enumerate(checked) if (why := degenerate(vector)) is not None}
-    return [[] if position in refused else vector for position, vector in enumerate(checked)], refused
+    return checked_vectors(provider.id, vectors, len(texts))
 
 
 def answers_with_direction(provider: EmbeddingProvider) -> bool:
