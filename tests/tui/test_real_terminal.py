@@ -40,6 +40,10 @@ class Tmux:
             subprocess.run(["tmux", "send-keys", "-t", self.name, key], check=True)
             time.sleep(0.15)
 
+    def keys_at_once(self, *keys: str) -> None:
+        """Press keys in one write, as a fast typist or a paste sends them."""
+        subprocess.run(["tmux", "send-keys", "-t", self.name, *keys], check=True)
+
     def text(self, text: str) -> None:
         """Type literal text."""
         subprocess.run(["tmux", "send-keys", "-t", self.name, "-l", text], check=True)

@@ -1,11 +1,14 @@
-"""Issue 28, items 3 and 4 in a real terminal (tmux): a query typed after Enter is not lost to the results'
-commands, and `p` in the viewer promotes the cursor's line or says why there is nothing to promote."""
+"""Issue 28, items 1, 3 and 4 in a real terminal (tmux): the palette opened and closed at any pace never ends the
+app, a query typed after Enter is not lost to the results' commands, and `p` in the viewer promotes the cursor's
+line or says why there is nothing to promote."""
 
 from __future__ import annotations
 
 import os
+import random
 import re
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -64,3 +67,23 @@ def test_p_in_the_viewer_promotes_the_cursor_line(tmux_app: Tmux) -> None:
     tmux_app.wait_gone("Promote into MEMORY.md?")
     tmux_app.keys("v", "p")  # rendered: no cursor
     tmux_app.wait_for("Nothing to promote")
+
+
+def test_the_palette_closed_at_any_pace_never_ends_the_app(tmux_app: Tmux) -> None:
+    """Esc · 0.5 s · ctrl+p · 0.3-1.0 s · Esc, as in the report (it ended the app with NoScreen at the 4th-7th
+    round), and ctrl+p Esc in one write: the palette opens and closes every time, and the app is still there."""
+    pace = random.Random(28)
+    for round_ in range(12):
+        tmux_app.keys("Escape")
+        time.sleep(0.5)
+        if round_ % 2:
+            tmux_app.keys("C-p")
+            time.sleep(pace.uniform(0.3, 1.0))
+            tmux_app.keys("Escape")
+        else:  # closed before its input can have taken the focus
+            tmux_app.keys_at_once("C-p", "Escape")
+    time.sleep(0.5)
+    shown = tmux_app.screen()
+    assert "3 Results" in shown and "Traceback" not in shown and "NoScreen" not in shown, shown
+    tmux_app.keys("C-p")
+    tmux_app.wait_for("Search for commands")
