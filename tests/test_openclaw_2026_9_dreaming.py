@@ -116,3 +116,27 @@ def test_promote_reads_the_recall_rows_of_openclaws_database(tmp_path: Path, cap
     code, out, _ = _cli(capsys, "promote", "--state-dir", str(agent.state), "--provider", "none")
     assert code == 0 and f"Recall store: OpenClaw 2026.9's {db} (read-only)" in out
     assert snapshot(agent.state, agent.workspace) == before
+
+
+def test_promote_gates_unique_queries_at_three_as_2026_9_6_does(tmp_path: Path, capsys: pytest.CaptureFixture,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """2026.9.6's `memory promote` defaults `--min-unique-queries` to 3 (2026.4's to 2): an entry two queries
+    recalled is held back on a 2026.9 agent unless the gate is given."""
+    monkeypatch.setenv("MEMTUI_DATA_DIR", str(tmp_path / "data"))
+    agent = build_agent(tmp_path / "install")
+    db = _global_db(agent.state, agent.workspace)
+    conn = sqlite3.connect(db)
+    with conn:
+        for key, value in conn.execute("SELECT entry_key, value_json FROM plugin_state_entries").fetchall():
+            row = json.loads(value)
+            if isinstance(row["value"], dict) and "queryHashes" in row["value"]:
+                row["value"]["queryHashes"] = row["value"]["queryHashes"][:2]
+                conn.execute("UPDATE plugin_state_entries SET value_json = ? WHERE entry_key = ?",
+                             (json.dumps(row), key))
+    conn.close()
+    argv = ["promote", "--json", "--min-score", "0", "--min-recall-count", "0", "--state-dir", str(agent.state),
+            "--provider", "none"]
+    code, out, _ = _cli(capsys, *argv)
+    assert code == 0 and json.loads(out)["candidates"] == []
+    code, out, _ = _cli(capsys, *argv, "--min-unique-queries", "2")
+    assert code == 0 and [c["key"] for c in json.loads(out)["candidates"]][:1] == [KEY]

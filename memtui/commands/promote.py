@@ -42,7 +42,8 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     p.add_argument("--limit", type=_non_negative_int, metavar="N", help="at most N candidates")
     p.add_argument("--min-score", type=_unit_float, default=0.75, metavar="X", help="default 0.75")
     p.add_argument("--min-recall-count", type=_non_negative_int, default=3, metavar="N", help="default 3")
-    p.add_argument("--min-unique-queries", type=_non_negative_int, default=2, metavar="N", help="default 2")
+    p.add_argument("--min-unique-queries", type=_non_negative_int, default=None, metavar="N",
+                   help="default 2; 3 for an OpenClaw 2026.9 agent, as its `memory promote`")
     p.add_argument("--include-promoted", action="store_true", help="also list already promoted entries")
     p.add_argument("--json", action="store_true", help="print JSON")
     p.set_defaults(func=run)
@@ -63,6 +64,8 @@ def run(args: argparse.Namespace) -> int:
     """List (and optionally apply) promotion candidates."""
     env = agent_from_args(args)
     tz = env.dreaming.tz()
+    if args.min_unique_queries is None:  # 2026.9.6's `memory promote` raised its default from 2026.4's 2
+        args.min_unique_queries = 3 if env.openclaw_layout == "2026.9" else 2
     candidates = list_candidates(
         env.workspace_dir,
         min_score=args.min_score,
