@@ -76,6 +76,7 @@ async def test_dreams_table_shows_every_threshold_at_80x24(manager: MemoryManage
         text = "\n".join(screen_lines(app))
         for candidate in screen.candidates:
             assert "; ".join(candidate.rejected) in text
+            assert f" {candidate.source} " in text  # the cells take their new width (they kept the narrow one)
         table = screen.query_one("#dreams-table", DataTable)
         assert [str(column.label) for column in table.columns.values()] == ["score", "recalls", "queries", "source",
                                                                             "state"]

@@ -80,7 +80,8 @@ class DreamsScreen(Screen[None]):
         table.clear(columns=True)
         kept = range(5) if one_line else (0, 3, 4)
         for i in kept:
-            state_width = None if one_line or i != 4 else max(12, width - sum(widths[j] + 2 for j in (0, 3)) - 2)
+            # widths set, not measured: a table cleared and filled again on a resize kept its old measured widths
+            state_width = widths[i] if one_line or i != 4 else max(12, width - sum(widths[j] + 2 for j in (0, 3)) - 2)
             table.add_column(labels[i], key=labels[i], width=state_width)
         for candidate, row in zip(self.candidates, rows, strict=True):
             cells = [Text(row[i], justify="right" if i == 0 else "left") for i in kept]
