@@ -85,3 +85,29 @@ def test_a_plain_text_memory_get_is_listed_as_what_the_agent_read(tmp_path: Path
     get = next(r for r in agent_recalls(env) if r.tool == "memory_get")
     assert call_cells(get)[-1] == f"ok · {len(get.call.result_text or '')} chars" and get.call.result_text
     assert get.to_json()["get"]["plainText"] is True
+
+
+async def test_the_calls_fit_80_columns_and_widen_again(tmp_path: Path, make_app) -> None:
+    """At 80x24 every column shows (the time without its year, sessions without `agent:main:`, the call cut with
+    …); at 200x50 everything is whole again."""
+    from textual.widgets import DataTable
+
+    from memtui.demo import install_demo
+
+    paths = install_demo(tmp_path / "demo")
+    env = resolve_agent(state_dir=str(paths.state_dir), provider="none", env={"MEMTUI_DATA_DIR": str(tmp_path)})
+    with MemoryManager(env) as manager:
+        app = make_app(manager)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await settle(app, pilot)
+            app.results.focus()
+            await pilot.press("a")
+            await settle(app, pilot, delay=0.5)
+            table = app.screen.query_one("#calls", DataTable)
+            assert [str(c.label) for c in table.columns.values()] == ["#", "time", "session", "call", "got"]
+            assert sum(c.width + 2 for c in table.columns.values()) <= 80
+            assert table.get_row_at(1)[2] == "cron:nightly-digest" and table.get_row_at(1)[4] == "ok · 93 chars"
+            await pilot.resize_terminal(200, 50)
+            await settle(app, pilot, delay=0.5)
+            assert table.get_row_at(0)[3] == "search 'HTTP 502 api-gw-2 ECONNRESET'"
+            assert table.get_row_at(1)[2] == "agent:main:cron:nightly-digest"

@@ -4,6 +4,7 @@ dropped with why-not) under a chosen profile, a memory_get read again (then → 
 
 from __future__ import annotations
 
+import re
 from contextlib import nullcontext
 from datetime import datetime
 from typing import Any, ClassVar
@@ -22,6 +23,9 @@ from memtui.manager import MemoryManager
 from memtui.search.replay import agent_recalls, iso_to_ms, replay, replay_get
 from memtui.search.replay_text import render_get_replay, render_replay
 from memtui.settings.config import PROFILES
+from memtui.tui.widgets.table_fit import FittedTable
+
+_AGENT_PREFIX = re.compile(r"^agent:[^:]+:")
 
 
 class RecallsLoaded(Message):
@@ -56,6 +60,30 @@ def call_cells(recall: Recall) -> tuple[str, str, str, str, str]:
     return str(recall.index), when, item.get("sessionKey") or "-", call, got
 
 
+def fitted_cells(rows: list[tuple[str, str, str, str, str]], width: int) -> tuple[list[str], list[int],
+                                                                                 list[tuple[str, ...]]]:
+    """(labels, column widths, rows) for a table `width` cells wide: whole when it fits; else the time without
+    its year, the session key without `agent:<id>:`, and the call cut with … to what is left (the replay below
+    shows it whole)."""
+    labels = ["#", "time (UTC)", "session", "call", "got"]
+    fitted = [list(row) for row in rows]
+
+    def widths() -> list[int]:
+        return [max([len(label), *(len(row[i]) for row in fitted)]) for i, label in enumerate(labels)]
+    if sum(widths()) + 2 * len(labels) > width:
+        labels[1] = "time"
+        for row in fitted:
+            row[1] = row[1][5:16] if len(row[1]) >= 16 else row[1]
+            row[2] = _AGENT_PREFIX.sub("", row[2])
+    sizes = widths()
+    room = width - 2 * len(labels) - sum(sizes) + sizes[3]
+    if sizes[3] > room:
+        sizes[3] = max(len(labels[3]), room)
+        for row in fitted:
+            row[3] = row[3] if len(row[3]) <= sizes[3] else row[3][: sizes[3] - 1] + "…"
+    return labels, sizes, [tuple(row) for row in fitted]
+
+
 class RecallsScreen(Screen[None]):
     """The agent's memory calls, and replays of them."""
 
@@ -88,9 +116,7 @@ class RecallsScreen(Screen[None]):
 
     def compose(self) -> ComposeResult:
         yield Static("Reading the agent's transcripts…", id="recalls-source")
-        table: DataTable[str] = DataTable(id="calls", cursor_type="row", zebra_stripes=True)
-        table.add_columns("#", "time (UTC)", "session", "call", "got")
-        yield table
+        yield FittedTable(id="calls", cursor_type="row", zebra_stripes=True)
         with VerticalScroll(id="replay-pane"):
             yield Static(self._hint(), id="replay")
         yield Footer()
@@ -125,12 +151,24 @@ class RecallsScreen(Screen[None]):
         searches = sum(1 for r in self.recalls if r.tool == "memory_search")
         source.update(f"agent {env.agent_id} · {where} · {len(self.recalls)} memory calls ({searches} "
                       f"memory_search, {len(self.recalls) - searches} memory_get), newest first")
-        table = self.query_one("#calls", DataTable)
-        table.clear()
-        for recall in self.recalls:
-            table.add_row(*call_cells(recall), key=str(recall.index))
+        self._fill_table()
         if not self.recalls:
             self.query_one("#replay", Static).update("The agent has made no memory_search / memory_get call.")
+
+    @on(FittedTable.Resized)
+    def _fill_table(self) -> None:
+        """The calls in columns that fit the table's width (set, not measured: see the dreams table)."""
+        table = self.query_one("#calls", DataTable)
+        width = (table.size.width or self.app.size.width) - table.styles.scrollbar_size_vertical
+        labels, sizes, rows = fitted_cells([call_cells(recall) for recall in self.recalls], width)
+        keep = table.cursor_row
+        table.clear(columns=True)
+        for label, size in zip(labels, sizes, strict=True):
+            table.add_column(label, width=size)
+        for recall, row in zip(self.recalls, rows, strict=True):
+            table.add_row(*row, key=str(recall.index))
+        if self.recalls:
+            table.move_cursor(row=min(max(keep, 0), len(self.recalls) - 1), animate=False)
 
     def action_cursor(self, direction: str) -> None:
         """Move the row cursor (j/k)."""
