@@ -11,6 +11,7 @@ import signal
 import subprocess
 import sys
 import threading
+from dataclasses import replace
 from pathlib import Path
 
 import psycopg
@@ -31,13 +32,21 @@ class Watch:
              "--debounce-ms", "200"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
         self.lines: queue.Queue[str] = queue.Queue()
         self.printed: list[str] = []
-        threading.Thread(target=self._read, daemon=True).start()
+        self.errors: list[str] = []
+        self.readers = [threading.Thread(target=self._read, daemon=True),
+                        threading.Thread(target=self._read_errors, daemon=True)]
+        for reader in self.readers:
+            reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
             self.printed.append(line)
             self.lines.put(line)
+
+    def _read_errors(self) -> None:
+        assert self.process.stderr is not None
+        self.errors.extend(self.process.stderr)
 
     def wait_line(self, needle: str, timeout: float = 60.0) -> str:
         while True:
@@ -46,13 +55,22 @@ class Watch:
                 return line
 
     def stop(self) -> tuple[int, str]:
+        """Ctrl-C, as a user stops it: (exit code, what it printed on stderr); one that does not stop within a
+        minute is killed, so it cannot hold its connections into other tests, and says so (-9)."""
         self.process.send_signal(signal.SIGINT)
-        _, err = self.process.communicate(timeout=60)
-        return self.process.returncode, err
+        try:
+            self.process.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        for reader in self.readers:
+            reader.join(timeout=10)
+        return self.process.returncode, "".join(self.printed[-5:] + self.errors)
 
 
 def paths_found(env: AgentEnv, query: str) -> list[str]:
-    with MemoryManager(env) as manager:
+    """What a search of `env`'s index in the database finds (read-only: the watchers are its only writers)."""
+    with MemoryManager(replace(env, read_only=True)) as manager:
         return [hit["path"] for hit in manager.memory_search(query)["results"]]
 
 
@@ -93,7 +111,7 @@ def test_watchers_on_several_hosts_keep_one_database_current(tmp_path: Path) -> 
         wait_for(lambda: paths_found(second, "numbat backup") == ["memory/2026-12-03.md"], "a note after the rebuild")
     finally:
         results = [watch.stop() for watch in watches]
-    assert [code for code, _ in results] == [0, 0, 0], [err[-500:] for _, err in results]
+    assert [code for code, _ in results] == [0, 0, 0], [err[-2000:] for _, err in results]
     assert [line for watch in watches for line in watch.printed if "fail" in line.lower()] == []
     assert sum(" sync (watch): " in line for watch in watches for line in watch.printed) >= 4
     on_disk = {str(path.relative_to(shared)) for path in (shared / "memory").glob("*.md")}

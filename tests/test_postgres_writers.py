@@ -22,7 +22,7 @@ import pytest
 from postgres_server import fresh_database
 
 from memtui.index.store.postgres import PostgresStore
-from memtui.index.store.postgres.schema import SYNC_LOCK_SPACE
+from memtui.index.store.postgres.schema import LOCK_SPACE, SYNC_LOCK_SPACE
 from memtui.manager import MemoryManager
 from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv, resolve_agent
@@ -77,16 +77,17 @@ def copying(url: str, gen_filter: str = "") -> Callable[[], object]:
             if gen_filter and not conn.execute(f"SELECT 1 FROM memtui.generations g WHERE {gen_filter}").fetchone():
                 return None
             return conn.execute("SELECT pid FROM pg_stat_activity WHERE application_name = 'memtui' AND "
-                                "state = 'active' AND query LIKE 'COPY%'").fetchone()
+                                "datname = current_database() AND state = 'active' AND query LIKE 'COPY%'").fetchone()
     return check
 
 
 def no_backend_left(url: str) -> Callable[[], bool]:
-    """A check: the killed writer's server process has rolled back and gone."""
+    """A check: the killed writer's server process has rolled back and gone (this test's database only: another
+    test's connections are not its)."""
     def check() -> bool:
         with psycopg.connect(url, autocommit=True) as conn:
-            return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'memtui'"
-                                ).fetchone()[0] == 0
+            return conn.execute("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'memtui' AND "
+                                "datname = current_database()").fetchone()[0] == 0
     return check
 
 
@@ -235,3 +236,31 @@ def test_a_sync_on_another_host_waits_until_a_rebuild_has_flipped(tmp_path: Path
     with MemoryManager(second) as manager:
         found = [hit["path"] for hit in manager.memory_search("quokka protocol")["results"]]
     assert found[:1] == [str(path.relative_to(workspace))]
+
+
+def test_closing_a_store_does_not_wait_on_another_hosts_lock(tmp_path: Path) -> None:
+    """A sync queued behind another host's lock (a batch waiting for the index's advisory lock) does not keep its
+    process from closing the store: the waiting statement is cancelled, the sync fails, the store closes (a `memtui
+    watch` stopped with Ctrl-C otherwise waited for the other host)."""
+    url = fresh_database()
+    store = PostgresStore(url, agent="main", workspace=str(tmp_path), path=tmp_path / "main.sqlite",
+                          tokenizer=PorterTokenizer())
+    other = psycopg.connect(url, autocommit=True)
+    other.execute("SELECT pg_advisory_lock(%s, %s)", (LOCK_SPACE, store.index_id))  # another host's batch
+    failed: list[BaseException] = []
+
+    def sync() -> None:
+        try:
+            with store.batch():
+                pass
+        except BaseException as exc:
+            failed.append(exc)
+    thread = threading.Thread(target=sync, daemon=True)
+    thread.start()
+    wait_for(lambda: other.execute("SELECT 1 FROM pg_locks WHERE locktype = 'advisory' AND NOT granted").fetchone(),
+             "the batch to wait for the lock")
+    began = time.monotonic()
+    store.close()
+    thread.join(timeout=30)
+    other.close()
+    assert time.monotonic() - began < 20 and not thread.is_alive() and failed

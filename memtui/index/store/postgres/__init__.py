@@ -15,6 +15,8 @@ from memtui.index.store.postgres.schema import LOCK_SPACE, connect, describe
 from memtui.index.store.postgres.writes import PostgresWrites
 
 __all__ = ["PostgresStore", "Tokenizer"]
+# How long closing waits for another thread's statement before cancelling it.
+CLOSE_WAIT_S = 5.0
 
 
 class PostgresStore(PostgresWrites):
@@ -78,7 +80,14 @@ class PostgresStore(PostgresWrites):
             return index_id, gen
 
     def close(self) -> None:
-        """Close the connection (an unfinished batch is rolled back by the server)."""
-        with self.lock:
+        """Close the connection (an unfinished batch is rolled back by the server). A statement another thread has
+        waiting on the server (a sync queued behind another host's lock) is cancelled first, so closing never
+        waits on another host (`memtui watch` stopped with Ctrl-C did)."""
+        if not self.lock.acquire(timeout=CLOSE_WAIT_S):
+            self.conn.cancel_safe(timeout=CLOSE_WAIT_S)
+            self.lock.acquire()
+        try:
             self.conn.close()
+        finally:
+            self.lock.release()
 
