@@ -29,7 +29,9 @@ class Watch:
         self.process = subprocess.Popen(
             [sys.executable, "-m", "memtui", "--state-dir", str(env.state_dir), "--config", str(env.config_path),
              "--agent", env.agent_id, "--workspace", str(env.workspace_dir), "--provider", "none", "watch",
-             "--debounce-ms", "200"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ))
+             "--debounce-ms", "200"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=dict(os.environ),
+            # Ctrl-C must reach it also when the tests run as a background job (its children inherit SIGINT ignored)
+            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
         self.lines: queue.Queue[str] = queue.Queue()
         self.printed: list[str] = []
         self.errors: list[str] = []

@@ -38,7 +38,7 @@ from memtui.tui.widgets.sessions_2026_9 import (
     short_key,
     source_header,
 )
-from memtui.tui.widgets.table_fit import Column, FittedTable, Layout, fit_layout
+from memtui.tui.widgets.table_fit import Column, FittedTable, Layout, column_widths, fit_layout
 
 _STATE_STYLE = {"due": "bold red", "below": "green", "flushed": "cyan", "blocked": "yellow", "disabled": "dim",
                 "size-only": "dim"}
@@ -276,8 +276,8 @@ class SessionsScreen(Screen[None]):
         self.report_layout = layout
         table = self.query_one("#sessions-table", DataTable)
         table.clear(columns=True)
-        for column in layout.columns:
-            table.add_column(layout.label(column), key=column.key)
+        for column, width in zip(layout.columns, column_widths(layout, self.report.sessions), strict=True):
+            table.add_column(layout.label(column), key=column.key, width=width)
         for session in self.report.sessions:
             table.add_row(*report_cells(session, layout), key=session.key)
         keys = [session.key for session in self.report.sessions]
@@ -291,8 +291,8 @@ class SessionsScreen(Screen[None]):
         layout = self.agent_layout = fit_columns(data, self._table_width())
         table = self.query_one("#sessions-table", DataTable)
         table.clear(columns=True)
-        for column in layout.columns:
-            table.add_column(layout.label(column), key=column.key)
+        for column, width in zip(layout.columns, column_widths(layout, data.sessions), strict=True):
+            table.add_column(layout.label(column), key=column.key, width=width)
         for row in data.sessions:
             table.add_row(*row_cells(row, layout), key=row.session.session_id)
         ids = [row.session.session_id for row in data.sessions]

@@ -50,6 +50,13 @@ def layout_width(columns: Sequence[Column], rows: Sequence[Any], short_labels: b
     return total
 
 
+def column_widths(layout: Layout, rows: Sequence[Any]) -> list[int]:
+    """Each column's width in `layout`: its label's or its widest cell's. A table cleared and filled again (a
+    resize) is given these, not left to measure them: it kept the old measured widths at times, cutting cells."""
+    return [max([len(layout.label(column)), *(len(column.cell(row, layout.short_keys)) for row in rows)])
+            for column in layout.columns]
+
+
 def fit_layout(columns: Sequence[Column], rows: Sequence[Any], width: int, drop_order: Sequence[str]) -> Layout:
     """The widest layout whose rows fit `width` cells: long labels and full keys, then short keys, then short
     labels, then columns dropped in `drop_order` (the narrowest layout when nothing fits)."""
