@@ -245,40 +245,9 @@ class StoreReads(StoreBase):
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
-        """FTS5 MATCH ordered by bm25 (raw rank, more negative = better).
-
-        Ranks are computed on ids alone, then the few winning rows are fetched: FTS5 materialises
-        every selected column of every match before sorting, so selecting the text up front is slow.
-        """
-        where, params = self._filters(model, sources)
-        like_sql = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in like_terms)
-        like_params = [f"%{_escape_like(t)}%" for t in like_terms]
-        sql = (
-            "SELECT rowid, bm25(chunks_fts) AS rank FROM chunks_fts "
-            f"WHERE chunks_fts MATCH ?{like_sql}{where} ORDER BY rank ASC LIMIT ?"
-        )
+        """FTS5 MATCH on `chunks_fts` ordered by bm25 (raw rank, more negative = better)."""
         with self.lock:
-            ranked = self.conn.execute(sql, [match, *like_params, *params, limit]).fetchall()
-            return self._fetch_ranked(ranked, "chunks_fts")
-
-    def _fetch_ranked(self, ranked: list[tuple[int, float]], table: str) -> list[tuple[ChunkRow, float]]:
-        """The rows behind (rowid, bm25) pairs, in rank order; `table` is where those rowids live."""
-        if not ranked:
-            return []
-        marks = ",".join("?" * len(ranked))
-        rows = {
-            r[0]: r
-            for r in self.conn.execute(
-                f"SELECT rowid, id, path, source, start_line, end_line, model, text FROM {table} "
-                f"WHERE rowid IN ({marks})",
-                [rowid for rowid, _ in ranked],
-            )
-        }
-        return [
-            (ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
-            for rowid, rank in ranked
-            if (r := rows.get(rowid)) is not None
-        ]
+            return classic_search(self.conn, match, limit, model=model, sources=sources, like_terms=like_terms)
 
     def _rows_outside(self, model: str | None, sources: Sequence[str] | None) -> bool:
         """Whether some chunk has another model than `model` or a source outside `sources`, so that a search
@@ -319,7 +288,7 @@ class StoreReads(StoreBase):
                   "ORDER BY rank ASC LIMIT ?"
         with self.lock:
             ranked = self.conn.execute(sql, [match, *params, limit]).fetchall()
-            return self._fetch_ranked(ranked, "chunks")
+            return fetch_ranked(self.conn, ranked, "chunks")
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:
@@ -453,6 +422,30 @@ def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]
     probes = [(probe + "< ? LIMIT 1", [ordered[0]]), (probe + "> ? LIMIT 1", [ordered[-1]])]
     probes += [(f"{probe}> ? AND {column} < ? LIMIT 1", [low, high]) for low, high in itertools.pairwise(ordered)]
     return probes
+
+
+def classic_search(conn: Any, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
+                   like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
+    """OpenClaw 2026.4's keyword search on the connection's `chunks_fts`: MATCH, every `like_terms` a substring,
+    ordered by bm25 (raw rank, more negative = better). Ranks are computed on rowids alone, then the few winning
+    rows are fetched: FTS5 materialises every selected column of every match before sorting."""
+    where, params = StoreReads._filters(model, sources)
+    like_sql = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in like_terms)
+    like_params = [f"%{_escape_like(t)}%" for t in like_terms]
+    sql = f"SELECT rowid, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ?{like_sql}{where} " \
+          "ORDER BY rank ASC LIMIT ?"
+    return fetch_ranked(conn, conn.execute(sql, [match, *like_params, *params, limit]).fetchall(), "chunks_fts")
+
+
+def fetch_ranked(conn: Any, ranked: list[tuple[int, float]], table: str) -> list[tuple[ChunkRow, float]]:
+    """The rows behind (rowid, bm25) pairs, in rank order; `table` is where those rowids live."""
+    if not ranked:
+        return []
+    marks = ",".join("?" * len(ranked))
+    rows = {r[0]: r for r in conn.execute(f"SELECT rowid, id, path, source, start_line, end_line, model, text FROM "
+                                          f"{table} WHERE rowid IN ({marks})", [rowid for rowid, _ in ranked])}
+    return [(ChunkRow(r[1], r[2], r[3], int(r[4]), int(r[5]), "", r[6], r[7]), float(rank))
+            for rowid, rank in ranked if (r := rows.get(rowid)) is not None]
 
 
 def _escape_like(term: str) -> str:

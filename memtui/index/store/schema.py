@@ -160,6 +160,18 @@ def _check_columns(conn: Connection, path: Path) -> None:
             raise DamagedIndexError(path, f"a foreign schema: table {table} lacks {missing}")
 
 
+def chunks_fts_sql(tokenizer: str) -> str:
+    """The CREATE statement of OpenClaw 2026.4's keyword table `chunks_fts` (`unicode61`, or `trigram`)."""
+    tokenize = ", tokenize='trigram case_sensitive 0'" if tokenizer == "trigram" else ""
+    return ("CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, id UNINDEXED, path UNINDEXED, "
+            f"source UNINDEXED, model UNINDEXED, start_line UNINDEXED, end_line UNINDEXED{tokenize})")
+
+
+# One chunk into `chunks_fts`, under the rowid of its `chunks` row.
+FTS_INSERT = ("INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
+              "VALUES (?, ?, ?, ?, ?, ?, ?, ?)")
+
+
 def connect(path: Path, *, read_only: bool = False, foreign: bool = False) -> Connection:
     """Open `path` (WAL, busy timeout 5 s); sqlite-vec is loaded later, when a vector table is first used. A file
     that is not an index (not SQLite, damaged) raises DamagedIndexError, untouched; writable, a database memtui
@@ -298,13 +310,8 @@ class StoreBase:
             self._check_schema()
             for statement in _INDEXES:
                 self.conn.execute(statement)
-            tokenize = ", tokenize='trigram case_sensitive 0'" if self.fts_tokenizer == "trigram" else ""
             try:
-                self.conn.execute(
-                    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(text, id UNINDEXED, "
-                    f"path UNINDEXED, source UNINDEXED, model UNINDEXED, start_line UNINDEXED, "
-                    f"end_line UNINDEXED{tokenize})"
-                )
+                self.conn.execute(chunks_fts_sql(self.fts_tokenizer))
             except DriverError as exc:
                 self._fts_error = f"FTS5 unavailable: {exc}"
             if self._fts_error is None and not self._has_table(STEMMED_FTS):

@@ -10,6 +10,7 @@ from pathlib import Path
 
 from memtui.index.annotations import RecallMetadata
 from memtui.index.store.schema import (
+    FTS_INSERT,
     JOURNAL,
     JOURNAL_KEEP,
     META_KEY,
@@ -149,8 +150,7 @@ class StoreWrites(StoreBase):
 
     def _insert_fts(self, rowid: int, chunk: ChunkRow) -> None:
         self.conn.execute(
-            "INSERT INTO chunks_fts (rowid, text, id, path, source, model, start_line, end_line) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            FTS_INSERT,
             (rowid, chunk.text, chunk.id, chunk.path, chunk.source, chunk.model, chunk.start_line, chunk.end_line),
         )
 

@@ -10,6 +10,7 @@ import threading
 from pathlib import Path
 
 from memtui.errors import StoreError
+from memtui.index.store.postgres.classic import ClassicTable
 from memtui.index.store.postgres.reads import Tokenizer
 from memtui.index.store.postgres.schema import LOCK_SPACE, connect, describe
 from memtui.index.store.postgres.writes import PostgresWrites
@@ -45,6 +46,7 @@ class PostgresStore(PostgresWrites):
         self.agent, self.workspace = agent, workspace
         self.conn, vector_error = connect(url)
         self._vector_error = vector_error if vector_enabled else "disabled by store.vector.enabled"
+        self._classic: ClassicTable | None = None
         try:
             self.index_id, generation = self._open_index(agent, workspace, label)
         except BaseException:
@@ -88,6 +90,9 @@ class PostgresStore(PostgresWrites):
             self.lock.acquire()
         try:
             self.conn.close()
+            if self._classic is not None:
+                self._classic.close()
+                self._classic = None
         finally:
             self.lock.release()
 

@@ -10,9 +10,10 @@ from itertools import pairwise
 from pathlib import Path
 from typing import Any, Protocol
 
-from memtui.errors import StoreError
 from memtui.index.annotations import RecallMetadata
 from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.classic import COLUMNS as CLASSIC_COLUMNS
+from memtui.index.store.postgres.classic import ClassicTable
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.reads import parse_vector
 from memtui.index.store.schema import ISSUES_KEY, META_KEY, Capabilities, ChunkRow
@@ -60,6 +61,7 @@ class PostgresReads:
     workspace: str
     building: bool
     _vector_error: str | None
+    _classic: ClassicTable | None
 
     def _all(self, sql: str, **params: Any) -> list[tuple[Any, ...]]:
         with self.lock:
@@ -259,9 +261,23 @@ class PostgresReads:
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
-        """OpenClaw's own FTS5 table (profile `openclaw`) has no PostgreSQL counterpart yet: a clear error."""
-        raise StoreError("the postgres store answers the memtui ranking profile only",
-                         "search with --profile memtui, or use the sqlite store for OpenClaw's own ranking")
+        """OpenClaw 2026.4's own keyword table (the classic profile): FTS5 over the generation's chunks, built in
+        memory on first use (`classic`) and kept while the index's revision is unchanged."""
+        with self.lock:
+            return self._classic_table().search(match, limit, model=model, sources=sources, like_terms=like_terms)
+
+    def _classic_table(self) -> ClassicTable:
+        """The in-memory `chunks_fts` of the revision now live, read anew after any write (from any host)."""
+        revision = self.revision()
+        if self._classic is not None and revision is not None and self._classic.revision == revision:
+            return self._classic
+        with snapshot(self.conn):
+            revision = self.revision()
+            rows = self._all(f"SELECT {CLASSIC_COLUMNS} FROM memtui.chunks c WHERE c.gen = {{gen}} ORDER BY c.seq")
+        if self._classic is not None:
+            self._classic.close()
+        self._classic = ClassicTable(revision, rows, self.fts_tokenizer)
+        return self._classic
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:
