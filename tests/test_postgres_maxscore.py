@@ -76,17 +76,32 @@ def queries(vocabulary: list[str], count: int) -> list[list[str]]:
     return found
 
 
-def compare(conn: Any, gens: str, terms_list: list[list[str]], limit: int) -> Counter[str]:
-    """Assert the pruned ranking equals the exhaustive one for every query; how each was answered."""
+def with_phrases(vocabulary: list[str], count: int) -> list[list[list[str]]]:
+    """Queries of 2-8 terms where some are phrases of two or three common words (found in a row in some chunks)."""
+    rng, tokenizer = random.Random(31), PorterTokenizer()
+    found = []
+    for terms in queries(vocabulary, count):
+        phrases = [[term] for term in terms]
+        for _ in range(rng.randint(1, 2)):
+            phrases.insert(rng.randrange(len(phrases) + 1),
+                           [tokenizer.term(word) for word in zipf(rng, vocabulary[:12], rng.randint(2, 3))])
+        found.append(phrases)
+    return found
+
+
+def compare(conn: Any, gens: str, terms_list: list[list[str]] | list[list[list[str]]], limit: int) -> Counter[str]:
+    """Assert the pruned ranking equals the exhaustive one for every query (terms, or phrases); how each was
+    answered."""
     run = lambda sql, params: conn.execute(sql, params).fetchall()  # noqa: E731
     ways: Counter[str] = Counter()
     for terms in terms_list:
-        phrases = [[term] for term in terms]
+        phrases = [term if isinstance(term, list) else [term] for term in terms]
         exhaustive = maxscore._exhaustive(run, phrases, gens, "", limit)
         seen: list[str] = []
 
         def watched(sql: str, params: dict[str, Any], seen: list[str] = seen) -> list[tuple[Any, ...]]:
-            seen.append("merged" if "UNION ALL" in sql else "pruned" if "b0 AS" in sql else "probe" if "best AS" in
+            seen.append("phrases" if "ph (gen" in sql else "merged" if "AS NULL" in sql or "NULL FROM t" in sql
+                        else "pruned" if "b0 AS" in sql else "probe" if "best AS" in
                         sql else "bounds" if "ms_lexemes" in params else "exhaustive")
             return run(sql, params)
         pruned = maxscore.top_chunks(watched, phrases, gens, filters="", limit=limit)
@@ -113,6 +128,10 @@ def test_pruned_top_k_equals_reading_every_posting(fleet: tuple[str, list[Postgr
         monkeypatch.setattr(maxscore, "SEEK_COST", 10**9)  # the first one read whole and merged by hashing
         merged = compare(conn, LIVE, queries(vocabulary, 80), limit)
         assert merged["merged"] >= 40, merged
+        monkeypatch.setattr(maxscore, "SEEK_COST", 4)
+        phrased = compare(conn, LIVE, with_phrases(vocabulary, 60), limit) + compare(
+            conn, agent_gen, with_phrases(vocabulary, 40), limit)
+        assert phrased["phrases"] >= 40, phrased
 
 
 def test_deleted_postings_leave_wider_bounds_and_the_same_answers(

@@ -45,7 +45,7 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
                      "p.lexeme = q.lexeme")
     for i, phrase in enumerate(phrases):
         if len(phrase) > 1:
-            parts.append(_phrase_hits(i, phrase, params))
+            parts.append(phrase_hits(i, phrase, params))
     if not parts:
         return "", params
     hits = " UNION ALL ".join(parts)
@@ -53,14 +53,26 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
         f"WITH g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) "
         f"AND chunks > 0), hits AS MATERIALIZED ({hits}), "
         # one row per (generation, phrase), joined to the hits by hash (its own join to g made a nested loop)
-        "idf AS MATERIALIZED (SELECT h.gen, h.i, CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value, "
-        "g.tokens::float8 / g.chunks::float8 AS avgdl FROM (SELECT gen, i, count(*) AS n FROM hits GROUP BY gen, i) h "
-        "JOIN g ON g.gen = h.gen CROSS JOIN LATERAL (SELECT ln(((g.chunks - h.n) + 0.5::float8) / (h.n + "
-        "0.5::float8)) AS x) v), "
+        f"idf AS MATERIALIZED ({counted_idf('hits')}), "
         f"scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
         f"idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) {ranked_rows(filters)}"
     )
     return sql, params
+
+
+def idf_columns(chunks: str, tokens: str, n: str) -> str:
+    """`value, avgdl` of a phrase held by `n` of a generation's `chunks` chunks of `tokens` terms in all: FTS5's
+    IDF (1e-6 when not positive) and the average length, for `BM25_WEIGHT`; a subquery to join LATERAL."""
+    return (f"(SELECT CASE WHEN v.x <= 0 THEN 1e-6::float8 ELSE v.x END AS value, {tokens}::float8 / "
+            f"{chunks}::float8 AS avgdl FROM (SELECT ln((({chunks} - {n}) + 0.5::float8) / ({n} + 0.5::float8)) AS "
+            "x) v)")
+
+
+def counted_idf(hits: str) -> str:
+    """Per (generation, phrase) of the CTE `hits` (gen, i, seq, …): i, and the `idf_columns` of the chunks it
+    counts there (`g` the generations)."""
+    return (f"SELECT h.gen, h.i, v.value, v.avgdl FROM (SELECT gen, i, count(*) AS n FROM {hits} GROUP BY gen, i) h "
+            f"JOIN g ON g.gen = h.gen CROSS JOIN LATERAL {idf_columns('g.chunks', 'g.tokens', 'h.n')} v")
 
 
 def term_idf(gens: str) -> str:
@@ -68,11 +80,9 @@ def term_idf(gens: str) -> str:
     FTS5's IDF and the average length), the terms `%(q_i)s` / `%(q_lexeme)s`, each term's chunk count read from
     the writer's `memtui.terms`."""
     return (f"g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) AND "
-            "chunks > 0), idf AS MATERIALIZED (SELECT g.gen, q.i, q.lexeme, CASE WHEN v.x <= 0 THEN 1e-6::float8 "
-            "ELSE v.x END AS value, g.tokens::float8 / g.chunks::float8 AS avgdl FROM g CROSS JOIN "
+            "chunks > 0), idf AS MATERIALIZED (SELECT g.gen, q.i, q.lexeme, v.value, v.avgdl FROM g CROSS JOIN "
             "unnest(%(q_i)s::int[], %(q_lexeme)s::text[]) AS q(i, lexeme) JOIN memtui.terms t ON t.gen = g.gen AND "
-            "t.lexeme = q.lexeme AND t.df > 0 CROSS JOIN LATERAL (SELECT ln(((g.chunks - t.df) + 0.5::float8) / "
-            "(t.df + 0.5::float8)) AS x) v)")
+            f"t.lexeme = q.lexeme AND t.df > 0 CROSS JOIN LATERAL {idf_columns('g.chunks', 'g.tokens', 't.df')} v)")
 
 
 def ranked_rows(filters: str) -> str:
@@ -96,13 +106,15 @@ def _terms_sql(lexemes: Sequence[str], gens: str, *, filters: str, limit: int) -
     return sql, params
 
 
-def _phrase_hits(i: int, phrase: Sequence[str], params: dict[str, Any]) -> str:
-    """(gen, i, seq, occurrences, length) of the chunks where the terms of `phrase` stand one after another."""
+def phrase_hits(i: int, phrase: Sequence[str], params: dict[str, Any], *, sizes: bool = False) -> str:
+    """(gen, i, seq, occurrences, length) of the chunks where the terms of `phrase` stand one after another, and
+    with `sizes` the generation's chunks and tokens (`g`) after them."""
     for j, lexeme in enumerate(phrase):
         params[f"p{i}_{j}"] = lexeme
     joins = "".join(f" JOIN memtui.postings p{j} ON p{j}.gen = p0.gen AND p{j}.lexeme = %(p{i}_{j})s "
                     f"AND p{j}.seq = p0.seq" for j in range(1, len(phrase)))
     follows = " AND ".join(f"(k.pos + {j}) = ANY(p{j}.positions)" for j in range(1, len(phrase)))
-    return (f"SELECT p0.gen, {i}, p0.seq, count(*)::integer, p0.length FROM g JOIN memtui.postings p0 ON "
+    extra = ", g.chunks, g.tokens" if sizes else ""
+    return (f"SELECT p0.gen, {i}, p0.seq, count(*)::integer, p0.length{extra} FROM g JOIN memtui.postings p0 ON "
             f"p0.gen = g.gen AND p0.lexeme = %(p{i}_0)s{joins} CROSS JOIN LATERAL unnest(p0.positions) AS k(pos) "
-            f"WHERE {follows} GROUP BY p0.gen, p0.seq, p0.length")
+            f"WHERE {follows} GROUP BY p0.gen, p0.seq, p0.length{extra}")

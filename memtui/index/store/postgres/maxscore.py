@@ -21,7 +21,16 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.index.store.postgres.bm25 import BM25_WEIGHT, K1, B, keyword_sql, ranked_rows, term_idf
+from memtui.index.store.postgres.bm25 import (
+    BM25_WEIGHT,
+    K1,
+    B,
+    idf_columns,
+    keyword_sql,
+    phrase_hits,
+    ranked_rows,
+    term_idf,
+)
 
 Run = Callable[[str, dict[str, Any]], list[tuple[Any, ...]]]
 # Below this many postings in all, reading them all costs less than the rounds.
@@ -33,6 +42,9 @@ PROBE_SPREAD = 8
 # ... and scores in full this many times k of the chunks best by those terms: the k-th of the full scores, not of
 # the first k, bounds the real k-th from below (closer to it, for a few more lookups by key).
 PROBE_POOL = 32
+# ... reading at most this many postings of a term in a generation (any chunks' full scores bound the k-th from
+# below; reading all of a common word's, when the query's other words are absent, took 0.4 s at a million chunks).
+PROBE_CAP = 256
 # Bounds are widened by this much, far beyond the rounding of a sum of a few doubles.
 _SLACK = 1e-9
 # A posting looked up by key costs about this many postings read in key order (measured at a million chunks:
@@ -62,22 +74,23 @@ def snapshot(conn: Any) -> Iterator[None]:
 def top_chunks(run: Run, phrases: Sequence[Sequence[str]], gens: str, *, filters: str,
                limit: int) -> list[tuple[Any, ...]]:
     """The rows `keyword_sql` gives for the OR of `phrases` over the generations `gens` (SQL selecting them, run
-    with `run`'s parameters), reading only the postings that can change them. Phrases of several terms, filtered
-    searches and small ones run exhaustively."""
-    if filters or limit <= 0 or len(phrases) < 2 or any(len(phrase) != 1 for phrase in phrases):
+    with `run`'s parameters), reading only the postings that can change them. The matches of phrases of several
+    terms are all read (they are rare: each needs its terms in a row); filtered searches, small ones and those of
+    phrases alone run exhaustively."""
+    singles = {i: phrase[0] for i, phrase in enumerate(phrases) if len(phrase) == 1}
+    if filters or limit <= 0 or len(phrases) < 2 or not singles:
         return _exhaustive(run, phrases, gens, filters, limit)
-    lexemes = [phrase[0] for phrase in phrases]
-    terms = _bounds(run, lexemes, gens)
-    postings = [sum(term.df[i] for term in terms.values()) for i in range(len(lexemes))]
+    terms = _bounds(run, singles, len(phrases), gens)
+    postings = [sum(term.df[i] for term in terms.values()) for i in range(len(phrases))]
     total = sum(postings)
     if not terms or total < EXHAUSTIVE_BELOW:
         return _exhaustive(run, phrases, gens, filters, limit)
-    order = sorted(range(len(lexemes)), key=lambda i: (-max(t.bound[i] for t in terms.values()), postings[i], i))
+    order = sorted(singles, key=lambda i: (-max(t.bound[i] for t in terms.values()), postings[i], i))
     probe, reached = 0, 0
     while probe < len(order) and reached < PROBE_SPREAD * limit:
         reached += postings[order[probe]]
         probe += 1
-    scores = sorted((float(row[0]) for row in run(*_probe_sql(lexemes, set(order[:probe]), gens,
+    scores = sorted((float(row[0]) for row in run(*_probe_sql(singles, set(order[:probe]), gens,
                                                                PROBE_POOL * limit))), reverse=True)
     if len(scores) < limit:
         return _exhaustive(run, phrases, gens, filters, limit)
@@ -86,7 +99,8 @@ def top_chunks(run: Run, phrases: Sequence[Sequence[str]], gens: str, *, filters
     read = sum(terms[gen].df[i] for gen, (order_g, essential) in plans.items() for i in order_g[:essential])
     if read > EXHAUSTIVE_SHARE * total:
         return _exhaustive(run, phrases, gens, filters, limit)
-    return run(*_pruned_sql(lexemes, terms, plans, threshold, gens, limit))
+    multis = {i: phrase for i, phrase in enumerate(phrases) if len(phrase) > 1}
+    return run(*_pruned_sql(singles, multis, terms, plans, threshold, gens, limit))
 
 
 @dataclass(frozen=True)
@@ -113,62 +127,77 @@ def _exhaustive(run: Run, phrases: Sequence[Sequence[str]], gens: str, filters: 
     return run(sql, params) if sql else []
 
 
-def _bounds(run: Run, lexemes: list[str], gens: str) -> dict[int, _GenTerms]:
-    """Per generation holding chunks, each query term's bound and chunk count."""
+def _bounds(run: Run, singles: dict[int, str], count: int, gens: str) -> dict[int, _GenTerms]:
+    """Per generation holding chunks, the bound and chunk count of each of the `count` phrases that is a single
+    term (`singles`: its index and term; the others' stay 0)."""
     rows = run(f"SELECT g.gen, g.chunks, g.tokens, t.lexeme, t.df, t.max_tf, t.min_length FROM "
                f"memtui.generations g LEFT JOIN memtui.terms t ON t.gen = g.gen AND t.lexeme = ANY(%(ms_lexemes)s) "
-               f"AND t.df > 0 WHERE g.gen IN ({gens}) AND g.chunks > 0", {"ms_lexemes": lexemes})
+               f"AND t.df > 0 WHERE g.gen IN ({gens}) AND g.chunks > 0", {"ms_lexemes": list(singles.values())})
     terms: dict[int, _GenTerms] = {}
     for gen, chunks, tokens, lexeme, df, max_tf, min_length in rows:
-        term = terms.setdefault(int(gen), _GenTerms([0.0] * len(lexemes), [0] * len(lexemes)))
+        term = terms.setdefault(int(gen), _GenTerms([0.0] * count, [0] * count))
         if lexeme is None:
             continue
         x = math.log(((int(chunks) - int(df)) + 0.5) / (int(df) + 0.5))
         idf = x if x > 0 else 1e-6
         avgdl = int(tokens) / int(chunks)
         most = max_tf * (K1 + 1.0) / (max_tf + K1 * (1.0 - B + B * min_length / avgdl))
-        for i, wanted in enumerate(lexemes):
+        for i, wanted in singles.items():
             if wanted == lexeme:
                 term.bound[i] = idf * most * (1 + _SLACK) + _SLACK
                 term.df[i] = int(df)
     return terms
 
 
-def _params(lexemes: list[str], limit: int) -> dict[str, Any]:
-    return {"q_i": list(range(len(lexemes))), "q_lexeme": lexemes, "limit": limit}
+def _params(singles: dict[int, str], limit: int) -> dict[str, Any]:
+    return {"q_i": list(singles), "q_lexeme": list(singles.values()), "limit": limit}
 
 
-def _probe_sql(lexemes: list[str], probed: set[int], gens: str, limit: int) -> tuple[str, dict[str, Any]]:
-    """The full scores of the `limit` chunks best by the `probed` terms alone (their k-th best bounds the real
-    k-th)."""
+def _probe_sql(singles: dict[int, str], probed: set[int], gens: str, limit: int) -> tuple[str, dict[str, Any]]:
+    """The scores by every single term of the `limit` chunks best by the `probed` terms alone: each is at most
+    the chunk's full score, so their k-th best bounds the real k-th from below."""
     sql = (
         f"WITH {term_idf(gens)}, "
-        "part AS (SELECT h.gen, h.seq, sum(" + BM25_WEIGHT + ") AS score FROM idf JOIN memtui.postings h ON "
-        "h.gen = idf.gen AND h.lexeme = idf.lexeme WHERE idf.i = ANY(%(ms_probed)s) GROUP BY h.gen, h.seq), "
+        "part AS (SELECT idf.gen, h.seq, sum(" + BM25_WEIGHT + ") AS score FROM idf CROSS JOIN LATERAL (SELECT "
+        "p.seq, p.tf, p.length FROM memtui.postings p WHERE p.gen = idf.gen AND p.lexeme = idf.lexeme LIMIT "
+        "%(ms_cap)s) h WHERE idf.i = ANY(%(ms_probed)s) GROUP BY idf.gen, h.seq), "
         "best AS MATERIALIZED (SELECT gen, seq FROM part ORDER BY score DESC LIMIT %(limit)s) "
         f"SELECT sum({BM25_WEIGHT}) FROM best b JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h "
         "GROUP BY b.gen, b.seq"
     )
-    return sql, {**_params(lexemes, limit), "ms_probed": sorted(probed)}
+    return sql, {**_params(singles, limit), "ms_probed": sorted(probed), "ms_cap": PROBE_CAP}
 
 
-def _pruned_sql(lexemes: list[str], terms: dict[int, _GenTerms], plans: dict[int, tuple[list[int], int]],
-                threshold: float, gens: str, limit: int) -> tuple[str, dict[str, Any]]:
-    """The top `limit`. In each generation, one pass over the postings of its essential terms gives each chunk
-    holding one its partial score; a chunk stays a candidate while that score plus the bounds of the terms not
-    yet looked up reaches `threshold`; the generation's other terms are looked up by key one at a time (highest
-    bound first), each for the candidates left; the survivors are scored in full, by key, in term order. A
-    generation where no chunk can reach `threshold` is not read at all."""
-    live = {gen: plan for gen, plan in plans.items() if plan[1]}
+def _pruned_sql(singles: dict[int, str], multis: dict[int, Sequence[str]], terms: dict[int, _GenTerms],
+                plans: dict[int, tuple[list[int], int]], threshold: float, gens: str,
+                limit: int) -> tuple[str, dict[str, Any]]:
+    """The top `limit`. In each generation, one pass over the postings of its essential terms, and over the
+    matches of the phrases of several terms, gives each chunk holding one its partial score; a chunk stays a
+    candidate while that score plus the bounds of the terms not yet looked up reaches `threshold`; the
+    generation's other terms are looked up by key one at a time (highest bound first), each for the candidates
+    left; the survivors are scored in full, in phrase order. A generation where no chunk can reach `threshold`
+    (and no phrase matches) is not read at all."""
+    live = {gen: plan for gen, plan in plans.items() if plan[1] or multis}
     essential = [(gen, i) for gen, (order, count) in live.items() for i in order[:count]]
     read = sum(terms[gen].df[i] for gen, i in essential)
     # lowered by the slack: a sum in another order may come out an ulp below the same chunk's score in the probe
-    params = {**_params(lexemes, limit), "ms_ess_gen": [gen for gen, _ in essential],
+    params = {**_params(singles, limit), "ms_ess_gen": [gen for gen, _ in essential],
               "ms_ess_i": [i for _, i in essential], "ms_gen": list(live),
               "ms_threshold": threshold - _SLACK * max(1.0, abs(threshold))}
-    ctes = [f"part AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT}) AS score FROM unnest(%(ms_ess_gen)s::bigint[], "
-            "%(ms_ess_i)s::int[]) AS e(gen, i) JOIN idf ON idf.gen = e.gen AND idf.i = e.i JOIN memtui.postings h ON "
-            "h.gen = idf.gen AND h.lexeme = idf.lexeme GROUP BY h.gen, h.seq)"]
+    read_terms = (f"SELECT h.gen, h.seq, {BM25_WEIGHT} AS w FROM unnest(%(ms_ess_gen)s::bigint[], "
+                  "%(ms_ess_i)s::int[]) AS e(gen, i) JOIN idf ON idf.gen = e.gen AND idf.i = e.i JOIN memtui.postings "
+                  "h ON h.gen = idf.gen AND h.lexeme = idf.lexeme")
+    ctes = []
+    if multis:
+        # each match weighed where it stands (a window counts the phrase's chunks): the planner, which expects one
+        # row from a CTE, joined one to another by nested loops (0.5 s at 10k matches)
+        matches = " UNION ALL ".join(phrase_hits(i, phrase, params, sizes=True) for i, phrase in multis.items())
+        ctes += [f"ph (gen, i, seq, tf, length, chunks, tokens) AS MATERIALIZED ({matches})",
+                 f"phw AS MATERIALIZED (SELECT h.gen, h.i, h.seq, {BM25_WEIGHT} AS w FROM (SELECT p.*, count(*) OVER "
+                 "(PARTITION BY p.gen, p.i) AS n FROM ph p) h CROSS JOIN LATERAL "
+                 f"{idf_columns('h.chunks', 'h.tokens', 'h.n')} idf)"]
+        read_terms += " UNION ALL SELECT gen, seq, w FROM phw"
+    ctes.append(f"part AS (SELECT u.gen, u.seq, sum(u.w) AS score FROM ({read_terms}) u GROUP BY u.gen, u.seq)")
     previous = "part"
     stages = max((len(order) - count for order, count in live.values()), default=0)
     for stage in range(stages + 1):
@@ -185,10 +214,15 @@ def _pruned_sql(lexemes: list[str], terms: dict[int, _GenTerms], plans: dict[int
         scanned = sum(terms[gen].df[i] for gen, i in zip(live, looked, strict=True) if i >= 0)
         ctes.append(_stage_cte(stage, previous, merge=stage == 1 and scanned < (SEEK_COST - 1) * read))
         previous = f"b{stage}"
+    weights = f"SELECT b.gen, b.seq, idf.i, {BM25_WEIGHT} AS w, true AS kept FROM {previous} b JOIN idf ON " \
+              f"idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h"
+    if multis:  # the candidates' phrase weights summed in by grouping with every match (not by a join: see phw)
+        weights += f" UNION ALL SELECT gen, seq, -1, NULL, true FROM {previous} UNION ALL SELECT gen, seq, i, w, " \
+                   "false FROM phw"
     sql = (
         f"WITH {term_idf(gens)}, {', '.join(ctes)}, "
-        f"scored AS (SELECT b.gen, b.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score FROM {previous} b JOIN idf ON "
-        f"idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h GROUP BY b.gen, b.seq) {ranked_rows('')}"
+        f"scored AS (SELECT x.gen, x.seq, sum(x.w ORDER BY x.i) AS score FROM ({weights}) x GROUP BY x.gen, x.seq "
+        f"HAVING bool_or(x.kept)) {ranked_rows('')}"
     )
     return sql, params
 
