@@ -1,7 +1,8 @@
 """The PostgreSQL store: one database for a fleet of agents, the same search results as the SQLite store.
 
 `PostgresStore` implements `memtui.index.store.protocol.IndexStore` over the layout in `schema`: reads in
-`reads`, BM25 in `bm25`, writes (COPY, advisory locks, generation flips) in `writes`.
+`reads`, BM25 in `bm25` (its pruned top k in `maxscore`), OpenClaw 2026.4's keyword table in `classic`, writes
+(COPY, advisory locks, generation flips) in `writes`, the whole fleet in `fleet`.
 """
 
 from __future__ import annotations
