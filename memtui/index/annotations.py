@@ -17,6 +17,9 @@ from memtui.jscompat import js_trim
 # 2026.9.6's `MEMORY_CHUNKING_VERSION`: the chunker that strips these annotations and keeps each chunk's metadata.
 CHUNKING_VERSION = 5
 INVALID_PROJECT = "!invalid-project-annotation"
+# The curated memory files: the chunker cuts them one entry a chunk and reads their annotations; hits from them are
+# the agent's own memory.
+CURATED_ROOTS = ("MEMORY.md", "memory.md", "USER.md")
 _ANNOTATION = re.compile(r"<!--\s*(trigger|importance|project)\s*:", re.IGNORECASE)
 _PROJECT = re.compile(r"<!--\s*(project)\s*:", re.IGNORECASE)
 _LINE_BREAK = re.compile(r"[\r\n]")

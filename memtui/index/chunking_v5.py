@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from memtui.index.annotations import (
     CHUNKING_VERSION,
+    CURATED_ROOTS,
     INVALID_PROJECT,
     RecallMetadata,
     recall_metadata,
@@ -27,7 +28,6 @@ __all__ = ["CHUNKING_VERSION", "INVALID_PROJECT", "ChunkV5", "RecallMetadata", "
            "strip_annotations"]
 
 _SECTION = re.compile(r"#{1,6}(?:\s|$)")
-_CURATED_ROOTS = ("MEMORY.md", "memory.md", "USER.md")
 
 
 @dataclass(frozen=True)
@@ -150,7 +150,7 @@ def prepare_chunks(content: str, path: str, source: str, *, tokens: int = 400, o
     chunks = chunk_markdown_v5(strip_annotations(content) if memory else content, tokens=tokens, overlap=overlap,
                                per_entry=per_entry)
     raw_lines = content.replace("\r\n", "\n").split("\n") if memory else []
-    curated_root = normalized in _CURATED_ROOTS
+    curated_root = normalized in CURATED_ROOTS
     project_scope = memory and normalized.upper() != "USER.MD"
     spans: dict[tuple[int, int], RecallMetadata] = {}
     prepared = []

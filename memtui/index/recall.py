@@ -9,10 +9,9 @@ import math
 import re
 from typing import Any
 
-from memtui.index.annotations import RecallMetadata
+from memtui.index.annotations import CURATED_ROOTS, RecallMetadata
 from memtui.jscompat import js_trim
 
-_CURATED_ROOTS = ("MEMORY.md", "memory.md", "USER.md")
 _DREAMS = ("DREAMS.md", "dreams.md")
 _USER_FILE = re.compile(r"users/[a-zA-Z0-9][a-zA-Z0-9_-]{0,127}/USER\.md")
 
@@ -27,7 +26,7 @@ def origin_class(path: str, source: str) -> str:
     if (len(segments) == 1 and segments[0] in _DREAMS) or (
             segments[0] == "memory" and len(segments) > 1 and segments[1] in ("dreaming", ".dreams")):
         return "system"
-    workspace_memory = (len(segments) == 1 and segments[0] in _CURATED_ROOTS) or bool(_USER_FILE.fullmatch(path)) \
+    workspace_memory = (len(segments) == 1 and segments[0] in CURATED_ROOTS) or bool(_USER_FILE.fullmatch(path)) \
         or (segments[0] == "memory" and segments[-1].endswith(".md"))
     return "agent" if workspace_memory else "untrusted"
 

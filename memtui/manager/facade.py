@@ -59,7 +59,6 @@ if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a o
 _UNSET: Any = object()
 # The workspace's own memory files, whose saves leave temp files beside them when killed.
 ROOT_FILES = ("MEMORY.md", "DREAMS.md", "dreams.md")
-# How long a long-running process waits to try its failed provider again (not a rebuild per change in an outage).
 REPAIRED = "another program wrote to this index since memtui did: the Porter table was rebuilt"
 
 

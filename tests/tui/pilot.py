@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 
+from textual.screen import Screen
+from textual.widget import Widget
 from textual.worker import Worker, WorkerCancelled, WorkerFailed
 
 from memtui.tui.app import MemtuiApp
@@ -29,3 +31,17 @@ async def search(app: MemtuiApp, pilot, query: str) -> None:
     await settle(app, pilot)
     await pilot.press("slash", *query, "enter")
     await settle(app, pilot)
+
+
+async def press_from(app: MemtuiApp, pilot, key: str, widget: Widget) -> Screen:
+    """Settle, focus `widget`, press `key` and settle again: the screen on top then (the one `key` opened)."""
+    await settle(app, pilot)
+    widget.focus()
+    await pilot.press(key)
+    await settle(app, pilot)
+    return app.screen
+
+
+def screen_lines(screen: Screen) -> list[str]:
+    """The text of every line of `screen`, as drawn."""
+    return [strip.text for strip in screen._compositor.render_strips()]

@@ -7,7 +7,7 @@ from __future__ import annotations
 import os
 
 import pytest
-from pilot import search, settle
+from pilot import press_from, screen_lines, search, settle
 from textual import events
 from textual.command import CommandList, CommandPalette
 from textual.widgets import DataTable, Footer
@@ -103,12 +103,9 @@ async def test_ctrl_t_resets_the_tuning_from_any_pane(manager: MemoryManager, ma
 async def test_help_says_how_to_close_and_scrolls_with_every_arrow(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        app.results.focus()
-        await pilot.press("question_mark")
-        await settle(app, pilot)
+        await press_from(app, pilot, "question_mark", app.results)
         assert isinstance(app.screen, HelpScreen)
-        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        text = "\n".join(screen_lines(app.screen))
         assert "Esc q ? F1 close" in text
         box = app.screen.query_one("#help-scroll")
         assert box.max_scroll_y > 10
@@ -138,13 +135,10 @@ async def test_help_opens_without_a_widget_per_paragraph(manager: MemoryManager,
     to open (0.14-0.22 s of CPU per opening on this VM, 0.09-0.15 s now)."""
     app = make_app(manager)
     async with app.run_test(size=(120, 36)) as pilot:
-        await settle(app, pilot)
-        app.results.focus()
-        await pilot.press("question_mark")
-        await settle(app, pilot)
+        await press_from(app, pilot, "question_mark", app.results)
         assert isinstance(app.screen, HelpScreen)
         assert len(app.screen.query("*")) < 20
-        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        text = "\n".join(screen_lines(app.screen))
         assert "See what your agent remembers, and why." in text
 
 
@@ -233,7 +227,7 @@ async def test_a_whole_bootstrap_file_says_what_its_missing_char_was(manager: Me
         assert rows["MEMORY.md"][1:] == [f"{len(memory):,}", f"{len(memory) - 1:,}", "12,000",
                                          "whole, trailing newline trimmed"]
         assert rows["SOUL.md"][1:3] == ["20", "16"] and rows["SOUL.md"][4] == "whole, 4 trailing blanks trimmed"
-        text = "\n".join(strip.text for strip in app.screen._compositor.render_strips())
+        text = "\n".join(screen_lines(app.screen))
         assert "whole, trailing newline trimmed" in text and "whole, 4 trailing blanks trimmed" in text
 
 
@@ -280,7 +274,7 @@ async def test_a_tuned_knob_stays_on_its_line(manager: MemoryManager, make_app, 
         assert panel is not None and panel.field == "profile"
         await pilot.press("right", "down", "right", "right")
         await settle(app, pilot)
-        lines = [strip.text for strip in app.screen._compositor.render_strips()]
+        lines = screen_lines(app.screen)
         rows = [line[panel.region.x + 1:panel.region.right - 1].strip() for line in lines[panel.region.y + 1:]]
         assert rows[0].split() == ["profile", "openclaw", "(memtui)"]
         assert rows[1].split()[0] == "vectorWeight" and rows[1].endswith(")")
@@ -302,5 +296,5 @@ async def test_the_trace_behind_a_dialog_takes_the_new_width(manager: MemoryMana
         await pilot.resize_terminal(80, 24)
         await settle(app, pilot)
         assert isinstance(app.screen, TextModal) and not trace.has_class("-wide")
-        lines = [strip.text for strip in app.screen_stack[0]._compositor.render_strips()]
+        lines = screen_lines(app.screen_stack[0])
         assert any("more line(s): Enter on the hit opens the file" in line for line in lines)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import timedelta
 
 from conftest import NOW
-from pilot import settle
+from pilot import press_from, screen_lines, settle
 from textual.widgets import DataTable
 
 from memtui.dreaming import record_search_hits
@@ -15,21 +15,13 @@ from memtui.tui.screens.sessions import SessionsScreen
 from memtui.tui.widgets.gauge import human_bytes
 
 
-def screen_lines(app) -> list[str]:
-    """The text of every line on the screen, as drawn."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
 async def test_sessions_table_keeps_every_column_at_80x24(manager: MemoryManager, make_app) -> None:
     app = make_app(manager)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        app.results.focus()
-        await pilot.press("s")
-        await settle(app, pilot)
+        await press_from(app, pilot, "s", app.results)
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
-        lines = screen_lines(app)
+        lines = screen_lines(app.screen)
         header = next(line for line in lines if line.startswith(" session "))
         assert header.split() == ["session", "type", "tokens", "threshold", "used", "flush", "transcript"]
         for session in screen.report.sessions:
@@ -54,13 +46,10 @@ async def test_dreams_table_shows_every_threshold_at_80x24(manager: MemoryManage
                            now=NOW - timedelta(hours=hours + 1))
     app = make_app(manager)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        app.results.focus()
-        await pilot.press("d")
-        await settle(app, pilot)
+        await press_from(app, pilot, "d", app.results)
         screen = app.screen
         assert isinstance(screen, DreamsScreen)
-        lines = screen_lines(app)
+        lines = screen_lines(app.screen)
         header = next(line for line in lines if line.startswith(" score "))
         assert "recalls" not in header, "the counts give their room to the state (the detail shows them)"
         start = lines.index(header) + 1
@@ -73,7 +62,7 @@ async def test_dreams_table_shows_every_threshold_at_80x24(manager: MemoryManage
 
         await pilot.resize_terminal(200, 50)
         await settle(app, pilot)
-        text = "\n".join(screen_lines(app))
+        text = "\n".join(screen_lines(app.screen))
         for candidate in screen.candidates:
             assert "; ".join(candidate.rejected) in text
             assert f" {candidate.source} " in text  # the cells take their new width (they kept the narrow one)
@@ -86,10 +75,7 @@ async def test_sessions_behind_a_dialog_fit_the_new_width(manager: MemoryManager
     """Resized from 200x50 to 80x24 with the help open over it, the sessions table fits 80 columns behind it."""
     app = make_app(manager)
     async with app.run_test(size=(200, 50)) as pilot:
-        await settle(app, pilot)
-        app.results.focus()
-        await pilot.press("s")
-        await settle(app, pilot)
+        await press_from(app, pilot, "s", app.results)
         sessions = app.screen
         assert isinstance(sessions, SessionsScreen)
         assert sessions.report_layout is not None and not sessions.report_layout.short_keys
@@ -98,6 +84,6 @@ async def test_sessions_behind_a_dialog_fit_the_new_width(manager: MemoryManager
         await pilot.resize_terminal(80, 24)
         await settle(app, pilot)
         assert app.screen is not sessions and sessions.report_layout.short_keys
-        lines = [strip.text for strip in sessions._compositor.render_strips()]
+        lines = screen_lines(sessions)
         header = next(line for line in lines if line.startswith(" session "))
         assert header.split()[-1] == "transcript"

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from pilot import settle
+from pilot import press_from, screen_lines, settle
 from textual.widgets import DataTable, Static
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -41,16 +41,8 @@ def memory(agent: Agent2026_9) -> Iterator[MemoryManager]:
         yield manager
 
 
-def screen_lines(app) -> list[str]:
-    """The text of every line on the screen, as drawn."""
-    return [strip.text for strip in app.screen._compositor.render_strips()]
-
-
 async def open_sessions(app, pilot) -> SessionsScreen:
-    await settle(app, pilot)
-    app.browser.focus()
-    await pilot.press("s")
-    await settle(app, pilot)
+    await press_from(app, pilot, "s", app.browser)
     await pilot.pause()
     screen = app.screen
     assert isinstance(screen, SessionsScreen) and screen.agent_db
@@ -83,7 +75,7 @@ async def test_at_80x24_every_row_shows_its_numbers_uncut(memory: MemoryManager,
         assert [str(table.get_cell_at((row, 0))) for row in range(table.row_count)] == [
             short_key(b.session.key, "main") for b in expected]
         assert screen.agent_layout is not None and screen.agent_layout.width <= 80
-        lines = screen_lines(app)
+        lines = screen_lines(app.screen)
         assert all(len(line) <= 80 for line in lines)
         for row in expected:
             name = short_key(row.session.key, "main")
@@ -108,7 +100,7 @@ async def test_at_200x50_all_columns_and_full_keys(memory: MemoryManager, make_a
         labels = [str(column.label) for column in table.columns.values()]
         assert labels == ["session", "tokens", "window", "flush at", "compact at", "used", "flush", "compactions",
                           "events", "transcript", "truncated"]
-        lines = screen_lines(app)
+        lines = screen_lines(app.screen)
         for row in budgets():
             line = next(line for line in lines if line.startswith(f" {row.session.key} "))
             cells = line.split()
@@ -176,7 +168,7 @@ async def test_a_resize_chooses_the_columns_again(memory: MemoryManager, make_ap
         table = screen.query_one("#sessions-table", DataTable)
         assert "window" not in table.columns and screen.agent_layout.short_keys
         assert screen.selected_agent_session().session.key == "agent:main:research"
-        assert all(len(line) <= 80 for line in screen_lines(app))
+        assert all(len(line) <= 80 for line in screen_lines(app.screen))
 
 
 async def test_an_unreadable_database_is_reported(memory: MemoryManager, make_app, monkeypatch) -> None:
@@ -186,10 +178,7 @@ async def test_an_unreadable_database_is_reported(memory: MemoryManager, make_ap
     monkeypatch.setattr(sessions_2026_9, "session_budgets", fail)
     app = make_app(memory)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        app.browser.focus()
-        await pilot.press("s")
-        await settle(app, pilot)
+        await press_from(app, pilot, "s", app.browser)
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         assert "file is not a database" in str(screen.query_one("#session-gauge", Static).render())
@@ -215,10 +204,7 @@ async def test_an_unexpected_failure_of_the_read_is_shown(memory: MemoryManager,
     monkeypatch.setattr(sessions_2026_9, "session_budgets", fail)
     app = make_app(memory)
     async with app.run_test(size=(80, 24)) as pilot:
-        await settle(app, pilot)
-        app.browser.focus()
-        await pilot.press("s")
-        await settle(app, pilot)
+        await press_from(app, pilot, "s", app.browser)
         assert isinstance(app.screen, SessionsScreen)
         gauge = " ".join(str(app.screen.query_one("#session-gauge", Static).render()).split())
         assert "Cannot read the agent database" in gauge and "disk on fire" in gauge

@@ -231,18 +231,6 @@ class StoreReads(StoreBase):
 
     # -- search -----------------------------------------------------------------------------
 
-    @staticmethod
-    def _filters(model: str | None, sources: Sequence[str] | None, alias: str = "") -> tuple[str, list[Any]]:
-        clauses: list[str] = []
-        params: list[Any] = []
-        if model is not None:
-            clauses.append(f"{alias}model = ?")
-            params.append(model)
-        if sources:
-            clauses.append(f"{alias}source IN ({','.join('?' * len(sources))})")
-            params.extend(sources)
-        return "".join(f" AND {c}" for c in clauses), params
-
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
         """FTS5 MATCH on `chunks_fts` ordered by bm25 (raw rank, more negative = better)."""
@@ -277,7 +265,7 @@ class StoreReads(StoreBase):
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
         """MATCH on the Porter-stemmed table, ordered by bm25; rows come from `chunks` by rowid."""
         if self._rows_outside(model, sources):
-            where, params = self._filters(model, sources, alias="c.")
+            where, params = _filters(model, sources, alias="c.")
             sql = (
                 f"SELECT f.rowid, bm25({STEMMED_FTS}) AS rank FROM {STEMMED_FTS} f JOIN chunks c "
                 f"ON c.rowid = f.rowid WHERE {STEMMED_FTS} MATCH ?{where} ORDER BY rank ASC LIMIT ?"
@@ -293,7 +281,7 @@ class StoreReads(StoreBase):
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:
         """Fallback when MATCH fails: every term as `LIKE '%term%'`."""
-        where, params = self._filters(model, sources)
+        where, params = _filters(model, sources)
         like_sql = " AND ".join("text LIKE ? ESCAPE '\\'" for _ in terms) or "1"
         sql = (f"SELECT id, path, source, start_line, end_line, model, text FROM chunks WHERE {like_sql}{where} "
                "LIMIT ?")
@@ -325,7 +313,7 @@ class StoreReads(StoreBase):
 
         A stored vector without a direction (all zeros, NaN: from an older memtui or another program) has no
         distance; it is left out, and its chunk id appended to `skipped` when given."""
-        where, params = self._filters(model, sources, alias="c.")
+        where, params = _filters(model, sources, alias="c.")
         blob = vector_blob(query)
         sql = (
             "SELECT c.id, vec_distance_cosine(v.embedding, ?) AS dist FROM chunks_vec v JOIN chunks c ON c.id = v.id "
@@ -345,7 +333,7 @@ class StoreReads(StoreBase):
 
     def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
         """Every chunk of a model with its JSON embedding (the in-process cosine path)."""
-        where, params = self._filters(model, sources)
+        where, params = _filters(model, sources)
         with self.lock:
             rows = self.conn.execute(
                 f"SELECT id, path, source, start_line, end_line, model, text, embedding FROM chunks WHERE 1{where}",
@@ -424,12 +412,26 @@ def _outside_probes(column: str, values: list[str]) -> list[tuple[str, list[str]
     return probes
 
 
+def _filters(model: str | None, sources: Sequence[str] | None, alias: str = "") -> tuple[str, list[Any]]:
+    """` AND …` conditions keeping the chunks of `model` and `sources` (columns prefixed by `alias`), and their
+    parameters."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    if model is not None:
+        clauses.append(f"{alias}model = ?")
+        params.append(model)
+    if sources:
+        clauses.append(f"{alias}source IN ({','.join('?' * len(sources))})")
+        params.extend(sources)
+    return "".join(f" AND {c}" for c in clauses), params
+
+
 def classic_search(conn: Any, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                    like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
     """OpenClaw 2026.4's keyword search on the connection's `chunks_fts`: MATCH, every `like_terms` a substring,
     ordered by bm25 (raw rank, more negative = better). Ranks are computed on rowids alone, then the few winning
     rows are fetched: FTS5 materialises every selected column of every match before sorting."""
-    where, params = StoreReads._filters(model, sources)
+    where, params = _filters(model, sources)
     like_sql = "".join(" AND text LIKE ? ESCAPE '\\'" for _ in like_terms)
     like_params = [f"%{_escape_like(t)}%" for t in like_terms]
     sql = f"SELECT rowid, bm25(chunks_fts) AS rank FROM chunks_fts WHERE chunks_fts MATCH ?{like_sql}{where} " \
