@@ -38,6 +38,7 @@ COMMAND_MODULES = (
     "eval",
     "model",
     "mcp",
+    "fleet_index",
 )
 
 # Subcommands that read and return at once: their process runs without the cyclic garbage collector.

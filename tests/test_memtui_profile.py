@@ -206,9 +206,10 @@ def test_the_accelerator_ranks_cjk_and_russian_as_fts5_does(multilingual_env: Ca
         fast = manager.fast.current(manager.store, vectors=False)
         assert fast is not None
         for query in ["серверы журнал", "支付网关", "サーバー 東京", "payment gateway 超时", "иван очистил"]:
-            plain = Searcher(manager.store, None, manager.settings, "memtui").search(query, SearchOptions(min_score=0))
-            quick = Searcher(manager.store, None, manager.settings, "memtui", fast=fast).search(
+            plain = Searcher(manager.store, None, manager.settings, "memtui", manager.file_mtimes).search(
                 query, SearchOptions(min_score=0))
+            quick = Searcher(manager.store, None, manager.settings, "memtui", manager.file_mtimes,
+                             fast=fast).search(query, SearchOptions(min_score=0))
             assert [(c.id, pytest.approx(c.score)) for c in quick.results] == [(c.id, c.score) for c in plain.results]
             assert plain.results, query
 

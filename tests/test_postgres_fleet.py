@@ -13,11 +13,10 @@ from typing import Any
 from postgres_server import fresh_database
 from test_postgres_writers import env_for
 
-from memtui.index.store.postgres.fleet import file_chunks, fleet_search, index_files
+from memtui.index.fleet import FleetReader
+from memtui.index.store.postgres.fleet import file_chunks, index_files
 from memtui.index.store.postgres.schema import connect
 from memtui.manager import MemoryManager
-from memtui.search.fts_query import build_or_query, stemmed_match
-from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv
 
 NOTES = {"alpha": ["The zebra ledger is reconciled every Friday.", "Deploys freeze during the audit."],
@@ -75,8 +74,9 @@ def test_search_fleet_merges_every_agent_by_score(tmp_path: Path) -> None:
             [(hit["path"], hit["startLine"], hit["score"])]
     only_beta = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "otter"))["results"]
     assert [(hit["agent"], hit["path"]) for hit in only_beta] == [("beta", "MEMORY.md")]
-    text = cli(envs["alpha"], "search", "--fleet", "webhook gateway").stdout
-    assert " beta MEMORY.md:" in text.splitlines()[0] and "Beta owns the webhook gateway." in text
+    lines = cli(envs["alpha"], "search", "--fleet", "webhook gateway").stdout.splitlines()
+    assert lines[0] == "Fleet: 2 agents searched by keywords (no embedding provider)"
+    assert " beta MEMORY.md:1-5" in lines[2] and "- Beta owns the webhook gateway." in lines[3:9]
 
 
 def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:
@@ -93,12 +93,15 @@ def test_an_agents_files_and_chunks_read_from_the_database(tmp_path: Path) -> No
         files = index_files(conn, "beta", workspace)
         chunks = file_chunks(conn, "beta", workspace, "MEMORY.md")
         assert index_files(conn, "beta", "/elsewhere") == file_chunks(conn, "gamma", workspace, "MEMORY.md") == []
-        hit = fleet_search(conn, stemmed_match(build_or_query("otter").terms), PorterTokenizer(), limit=5)[0]
     assert [(f["path"], f["source"], f["chunks"]) for f in files] == [("MEMORY.md", "memory", 1)]
     assert files[0]["size"] > 0 and files[0]["mtime"] > 0
     assert [(c.start_line, c.end_line) for c in chunks] == [(1, 5)]
     assert "The otter queue drains into the zebra ledger nightly." in chunks[0].text
-    assert (hit.id, hit.text) == (chunks[0].id, chunks[0].text)
+    reader = FleetReader(envs["alpha"].settings.store.url or "")
+    with MemoryManager(envs["alpha"]) as manager:
+        hit = manager.fleet_search("otter", reader).hits[0]
+    reader.close()
+    assert (hit.agent, hit.chunk_id, hit.text) == ("beta", chunks[0].id, chunks[0].text)
 
 
 def test_read_only_reads_the_database_and_never_writes_it(tmp_path: Path) -> None:

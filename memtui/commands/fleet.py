@@ -7,34 +7,41 @@ from typing import Any
 
 from memtui.commands.output import fixed3, print_json
 from memtui.errors import ConfigError
-from memtui.index.store.postgres.fleet import fleet_indexes, fleet_search
+from memtui.index.store.postgres.fleet import fleet_indexes
+from memtui.index.store.postgres.fleet_ann import ann_indexes
 from memtui.index.store.postgres.schema import connect, describe
-from memtui.search.fts_query import build_or_query, cap_query, stemmed_match
-from memtui.search.ranking import bm25_rank_to_score, truncate_utf16
-from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv
 
-DEFAULT_RESULTS = 10
 
-
-def _connection(env: AgentEnv) -> Any:
+def _store_url(env: AgentEnv) -> str:
+    """The PostgreSQL store's URL (empty: libpq's PG* variables); a ConfigError for another driver."""
     store = env.settings.store
     if store.driver != "postgres":
         raise ConfigError("--fleet reads the agents of a PostgreSQL store; this agent's store.driver is "
                           f"{store.driver}", 'set memorySearch.store {"driver": "postgres", "url": ...}')
-    return connect(store.url or "")[0]
+    return store.url or ""
+
+
+def connection(env: AgentEnv) -> Any:
+    """An autocommit connection to the agent's PostgreSQL store."""
+    return connect(_store_url(env))[0]
 
 
 def print_fleet_status(args: argparse.Namespace, env: AgentEnv) -> int:
     """Every (agent, workspace) index in the database: files, chunks, generation, last write and its host, the
     provider and model; JSON with `--json`."""
-    with _connection(env) as conn:
+    with connection(env) as conn:
         indexes = fleet_indexes(conn)
+        ann = ann_indexes(conn)
     server = describe(env.settings.store.url or "")
     if args.json:
-        print_json({"server": server, "indexes": indexes})
+        print_json({"server": server, "indexes": indexes, "vectorIndexes": ann})
         return 0
     print(f"Fleet: {len(indexes)} indexes in {server}")
+    for entry in ann:
+        state = f"{entry['bytes'] / 2**20:,.0f} MiB" if entry["valid"] else "INVALID (a build failed: run " \
+            f"memtui fleet-index --dims {entry['dims']} again, or --drop it)"
+        print(f"  fleet vector index (hnsw) for {entry['dims']} dimensions: {state}")
     for entry in indexes:
         written = f"{entry['lastWrite']} by {entry['host']}" if entry["lastWrite"] else "never written"
         pending = " (a newer generation is pending)" if entry["rebuildPending"] else ""
@@ -45,25 +52,41 @@ def print_fleet_status(args: argparse.Namespace, env: AgentEnv) -> int:
 
 
 def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
-    """The best chunks of every agent for `query` (keyword, BM25 with each agent's own statistics), merged by
-    score, each naming its agent; `--json`: {query, mode, agents, results: [{agent, workspace, path, …}]}."""
-    match = stemmed_match(build_or_query(cap_query(query)).terms)
-    limit = args.max_results if args.max_results is not None else DEFAULT_RESULTS
-    with _connection(env) as conn:
-        hits = fleet_search(conn, match, PorterTokenizer(), limit=max(0, limit)) if match and limit > 0 else []
-    results = [{"agent": hit.agent, "workspace": hit.workspace, "path": hit.path, "startLine": hit.start_line,
-                "endLine": hit.end_line, "score": bm25_rank_to_score(hit.bm25), "snippet": truncate_utf16(hit.text),
-                "source": hit.source} for hit in hits]
-    if args.min_score is not None:
-        results = [result for result in results if result["score"] >= args.min_score]
+    """The best chunks of every agent for `query`, ranked as this agent's own search ranks (hybrid with its
+    provider, over the fleet's candidates), each naming its agent; `--json`: {query, mode, agents,
+    agentsWithVectors, model, approximate, results: [{agent, workspace, path, …}]}, with `--explain` each hit's
+    trace."""
+    from memtui.commands.search import explain_header, trace_line
+    from memtui.index.fleet import FleetReader
+    from memtui.manager import MemoryManager
+
+    _store_url(env)
+    with MemoryManager(env) as manager:
+        reader = FleetReader(env.settings.store.url or "")
+        try:
+            found = manager.fleet_search(query, reader, max_results=args.max_results, min_score=args.min_score)
+        finally:
+            reader.close()
+    response = found.response
     if args.json:
-        print_json({"query": query, "mode": "fts-only", "results": results})
+        results = [found.hit_json(hit) | ({"trace": hit.candidate.trace()} if args.explain else {})
+                   for hit in found.hits]
+        print_json({"query": query, "mode": response.mode, "agents": found.agents,
+                    "agentsWithVectors": found.agents_with_vectors, "model": found.model,
+                    "approximate": found.approximate, "vectorSkipped": response.vector_skipped,
+                    "results": results})
         return 0
-    if not results:
+    print(f"Fleet: {found.coverage()}")
+    if args.explain:
+        provider = manager.provider.id if manager.provider else "none"
+        print("\n".join(explain_header(response, "memtui", provider)))
+    print()
+    if not found.hits:
         print("No matches.")
-    for result in results:
-        print(f"{fixed3(result['score'])} {result['agent']} {result['path']}:{result['startLine']}-"
-              f"{result['endLine']}")
-        print(result["snippet"])
+    for hit in found.hits:
+        print(f"{fixed3(hit.score)} {hit.agent} {hit.path}:{hit.start_line}-{hit.end_line}")
+        if args.explain:
+            print(trace_line(hit.candidate, response))
+        print(hit.candidate.snippet)
         print()
     return 0

@@ -1,6 +1,7 @@
-"""The fleet of a PostgreSQL store for readers above the store (the TUI's fleet view): every agent's index, a
-search over all of them, and any agent's files and chunks, on one connection opened on first use and shared by
-threads one statement at a time (`memtui.index.store.postgres.fleet` holds the SQL)."""
+"""The fleet of a PostgreSQL store for readers above the store (`memtui status --fleet`, `search --fleet`, the
+TUI's fleet view): every agent's index, any agent's files and chunks, and fleet searches, on one connection
+opened on first use and shared by threads one statement at a time (`memtui.index.store.postgres.fleet` holds the
+SQL, `memtui.search.fleet` the search)."""
 
 from __future__ import annotations
 
@@ -8,18 +9,10 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from memtui.index.store.postgres.fleet import (
-    FleetHit,
-    StoredChunk,
-    file_chunks,
-    fleet_indexes,
-    fleet_search,
-    index_files,
-)
-from memtui.index.store.postgres.reads import Tokenizer
+from memtui.index.store.postgres.fleet import StoredChunk, file_chunks, fleet_indexes, index_files
 from memtui.index.store.postgres.schema import connect, describe
 
-__all__ = ["FleetHit", "FleetReader", "StoredChunk"]
+__all__ = ["FleetReader", "StoredChunk"]
 T = TypeVar("T")
 
 
@@ -31,28 +24,27 @@ class FleetReader:
         self.server = describe(url)
         self._lock = threading.Lock()
         self._conn: Any = None
+        self.vector_error: str | None = None
 
-    def _read(self, query: Callable[[Any], T]) -> T:
+    def read(self, query: Callable[[Any], T]) -> T:
+        """`query` run on the connection (opened on first use; `vector_error` then says whether pgvector is
+        there), no other thread's meanwhile."""
         with self._lock:
             if self._conn is None or self._conn.closed:
-                self._conn = connect(self.url)[0]
+                self._conn, self.vector_error = connect(self.url)
             return query(self._conn)
 
     def indexes(self) -> list[dict[str, Any]]:
         """Every (agent, workspace) index, as `memtui status --fleet --json` lists them."""
-        return self._read(fleet_indexes)
-
-    def search(self, match: str, tokenizer: Tokenizer, limit: int) -> list[FleetHit]:
-        """The `limit` best chunks of every agent for a MATCH expression (`fts_query.stemmed_match`)."""
-        return self._read(lambda conn: fleet_search(conn, match, tokenizer, limit=limit))
+        return self.read(fleet_indexes)
 
     def files(self, agent: str, workspace: str) -> list[dict[str, Any]]:
         """The files of one agent's live index."""
-        return self._read(lambda conn: index_files(conn, agent, workspace))
+        return self.read(lambda conn: index_files(conn, agent, workspace))
 
     def chunks(self, agent: str, workspace: str, path: str) -> list[StoredChunk]:
         """The chunks of one file of one agent's live index, in line order."""
-        return self._read(lambda conn: file_chunks(conn, agent, workspace, path))
+        return self.read(lambda conn: file_chunks(conn, agent, workspace, path))
 
     def close(self) -> None:
         """Close the connection (after the statement running, if any)."""

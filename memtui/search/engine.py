@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING
 from memtui.embeddings.base import EmbeddingProvider, degenerate, embed_query_text
 from memtui.index.annotations import CHUNKING_VERSION
 from memtui.index.recall import hit_fields
-from memtui.index.store import ChunkRow, DriverError, Store
+from memtui.index.store import ChunkRow, DriverError
+from memtui.index.store.protocol import SearchReads
 from memtui.index.store.reads import parse_vector
 from memtui.search.fts_query import (
     KeywordQuery,
@@ -66,9 +67,8 @@ CLASSIC_PROFILE = "openclaw-2026.4"
 class Searcher:
     """Runs searches against a store with an optional embedding provider."""
 
-    def __init__(self, store: Store, provider: EmbeddingProvider | None, settings: MemorySearchSettings,
-                 profile: str = "memtui", mtimes: Callable[[], dict[str, float]] | None = None,
-                 fast: FastIndex | None = None):
+    def __init__(self, store: SearchReads, provider: EmbeddingProvider | None, settings: MemorySearchSettings,
+                 profile: str, mtimes: Callable[[], dict[str, float]], fast: FastIndex | None = None):
         self.store = store
         self.fast = fast if profile == "memtui" else None
         self.provider = provider
@@ -79,10 +79,16 @@ class Searcher:
         self._mtimes: dict[str, float] | None = None
         self._rowid_of: dict[str, int] = {}  # chunk id → rowid of the accelerator's hits
 
-    def _mtime(self, path: str) -> float | None:
+    def _mtime(self, candidate: Candidate) -> float | None:
+        """The indexed mtime (ms) of the candidate's file (`mtimes` maps what `_mtime_key` gives), None when
+        unknown."""
         if self._mtimes is None:
-            self._mtimes = self._mtimes_source() if self._mtimes_source else {}
-        return self._mtimes.get(path)
+            self._mtimes = self._mtimes_source()
+        return self._mtimes.get(self._mtime_key(candidate))
+
+    def _mtime_key(self, candidate: Candidate) -> str:
+        """The key of the candidate's file in `mtimes`: its path."""
+        return candidate.path
 
     def _keyword_query(self, query: str) -> KeywordQuery:
         return build_and_query(query) if self.profile == "openclaw" else build_or_query(query)
@@ -130,10 +136,8 @@ class Searcher:
         if not hits:
             return
         recall = self.store.recall_for_ids([hit.id for hit in hits])
-        mtime = self._mtime if self._mtimes_source is not None else \
-            {path: float(mtime) for path, _source, _digest, mtime, _size in self.store.file_rows()}.get
         for hit in hits:
-            hit.recall = hit_fields(recall.get(hit.id), hit.path, hit.source, mtime(hit.path))
+            hit.recall = hit_fields(recall.get(hit.id), hit.path, hit.source, self._mtime(hit))
 
     # -- keyword ----------------------------------------------------------------------------
 
@@ -443,7 +447,7 @@ class Searcher:
         decay = self.settings.query.hybrid.temporal_decay
         for candidate in candidates:
             if decay.enabled:
-                mtime = self._mtime(candidate.path) if needs_mtime(candidate.path, candidate.source) else None
+                mtime = self._mtime(candidate) if needs_mtime(candidate.path, candidate.source) else None
                 age = item_age_days(candidate.path, candidate.source, now, mtime)
                 candidate.age_days = age
                 candidate.decay = 1.0 if age is None else decay_multiplier(age, decay.half_life_days)

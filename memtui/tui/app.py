@@ -200,7 +200,7 @@ class MemtuiApp(PaneController, SearchController, BrowserController, TuningContr
             if picked is not None:
                 self.open_file(picked[0], self.manager.env.workspace_dir / picked[0], picked[1])
 
-        self.push_screen(FleetScreen(self.manager.env), chosen)
+        self.push_screen(FleetScreen(self.manager), chosen)
 
     def action_index_health(self) -> None:
         """Open the index health check; the file of the row chosen there opens in the viewer."""

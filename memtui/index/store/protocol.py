@@ -13,13 +13,11 @@ from memtui.index.annotations import RecallMetadata
 from memtui.index.store.schema import Capabilities, ChunkRow
 
 
-class IndexStore(Protocol):
-    """One agent's index of one workspace."""
+class SearchReads(Protocol):
+    """What the searcher reads of an index: one agent's (`IndexStore`), or every agent's of a PostgreSQL store at
+    once (`memtui.index.store.postgres.fleet_reads`)."""
 
-    path: Path
-    read_only: bool
     fts_tokenizer: str
-    repairs: int
 
     # -- what it can do ---------------------------------------------------------------------
 
@@ -38,54 +36,8 @@ class IndexStore(Protocol):
     def vector_dims(self) -> int | None:
         """Dimension of the stored vectors, if any are stored."""
 
-    # -- meta rows and bookkeeping ----------------------------------------------------------
-
-    def read_meta(self) -> dict[str, Any] | None:
-        """The parsed index meta row (OpenClaw's `memory_index_meta_v1`), or None."""
-
-    def meta_value(self, key: str) -> str | None:
-        """One raw meta row, or None."""
-
-    def read_issues(self) -> list[dict[str, Any]]:
-        """File issues recorded by the last sync."""
-
-    def write_meta(self, value: str, key: str = ...) -> None:
-        """Write a meta row."""
-
     def revision(self) -> str | None:
         """A token that changes with every write (None: the in-memory accelerator is not used)."""
-
-    def check_external_writes(self) -> bool:
-        """Whether another program wrote to the index since memtui did."""
-
-    def repair_external_writes(self) -> bool:
-        """Repair what another program's writes left stale; True when it did."""
-
-    def replaced(self) -> bool:
-        """Whether the store must be reopened (its file was replaced)."""
-
-    def replace_with(self, source: Path) -> None:
-        """Make this index's content that of the rebuilt index opened at `source`, atomically for readers."""
-
-    def close(self) -> None:
-        """Release the connection."""
-
-    # -- rows -------------------------------------------------------------------------------
-
-    def counts(self) -> dict[str, dict[str, int]]:
-        """source → {files, chunks}."""
-
-    def chunk_count(self) -> int:
-        """Number of chunks."""
-
-    def file_rows(self) -> list[tuple[str, str, str, float, int]]:
-        """(path, source, hash, mtime, size) of every indexed file."""
-
-    def chunks_by_ids(self, ids: Sequence[str]) -> dict[str, ChunkRow]:
-        """Chunk rows by id."""
-
-    def chunks_for_path(self, path: str) -> list[ChunkRow]:
-        """All chunks of one file, in line order."""
 
     def chunks_by_rowids(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
         """Chunk rows by the store's document number."""
@@ -119,6 +71,60 @@ class IndexStore(Protocol):
 
     def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
         """Every chunk of a model with its JSON embedding."""
+
+
+class IndexStore(SearchReads, Protocol):
+    """One agent's index of one workspace."""
+
+    path: Path
+    read_only: bool
+    repairs: int
+
+    # -- meta rows and bookkeeping ----------------------------------------------------------
+
+    def read_meta(self) -> dict[str, Any] | None:
+        """The parsed index meta row (OpenClaw's `memory_index_meta_v1`), or None."""
+
+    def meta_value(self, key: str) -> str | None:
+        """One raw meta row, or None."""
+
+    def read_issues(self) -> list[dict[str, Any]]:
+        """File issues recorded by the last sync."""
+
+    def write_meta(self, value: str, key: str = ...) -> None:
+        """Write a meta row."""
+
+    def check_external_writes(self) -> bool:
+        """Whether another program wrote to the index since memtui did."""
+
+    def repair_external_writes(self) -> bool:
+        """Repair what another program's writes left stale; True when it did."""
+
+    def replaced(self) -> bool:
+        """Whether the store must be reopened (its file was replaced)."""
+
+    def replace_with(self, source: Path) -> None:
+        """Make this index's content that of the rebuilt index opened at `source`, atomically for readers."""
+
+    def close(self) -> None:
+        """Release the connection."""
+
+    # -- rows -------------------------------------------------------------------------------
+
+    def counts(self) -> dict[str, dict[str, int]]:
+        """source → {files, chunks}."""
+
+    def chunk_count(self) -> int:
+        """Number of chunks."""
+
+    def chunks_by_ids(self, ids: Sequence[str]) -> dict[str, ChunkRow]:
+        """Chunk rows by id."""
+
+    def file_rows(self) -> list[tuple[str, str, str, float, int]]:
+        """(path, source, hash, mtime, size) of every indexed file."""
+
+    def chunks_for_path(self, path: str) -> list[ChunkRow]:
+        """All chunks of one file, in line order."""
 
     # -- what the in-memory accelerator reads (memtui.search.accelerator) -------------------
 

@@ -21,10 +21,9 @@ from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Input, Static
 
-from memtui.index.fleet import FleetHit, FleetReader, StoredChunk
-from memtui.search.fts_query import build_or_query, cap_query, stemmed_match
-from memtui.search.ranking import bm25_rank_to_score
-from memtui.search.tokenizer import PorterTokenizer
+from memtui.index.fleet import FleetReader, StoredChunk
+from memtui.manager import MemoryManager
+from memtui.search.fleet import FleetHit, FleetResponse
 from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.fleet_text import FleetText
 
@@ -136,10 +135,10 @@ class _FleetBase(Screen[Opened]):
             chunks: list[StoredChunk] = content
             where = f"{path}:{hit.start_line}-{hit.end_line}" if hit else path
             found = pane.show_chunks(f"{agent} · {where} · chunk text from the database · read-only", chunks,
-                                     hit.id if hit else None)
+                                     hit.chunk_id if hit else None)
             if not found and hit is not None:  # rebuilt since the search: the hit's own text
                 pane.show_chunks(f"{agent} · {where} · the hit's text (the file was indexed again since)",
-                                 [StoredChunk(hit.id, hit.start_line, hit.end_line, hit.text)], hit.id)
+                                 [StoredChunk(hit.chunk_id, hit.start_line, hit.end_line, hit.text)], hit.chunk_id)
         pane.focus()
 
 
@@ -167,11 +166,11 @@ class FleetScreen(_FleetBase):
         Binding("k", "cursor('up')", "Up", show=False),
     ]
 
-    def __init__(self, env: AgentEnv) -> None:
+    def __init__(self, manager: MemoryManager) -> None:
         super().__init__()
-        self.env = env
-        self.db = FleetReader(env.settings.store.url or "")
-        self.tokenizer = PorterTokenizer()
+        self.manager = manager
+        self.env = manager.env
+        self.db = FleetReader(self.env.settings.store.url or "")
         self.indexes: list[dict[str, Any]] = []
         self.hits: list[FleetHit] = []
         self.query_text = ""
@@ -256,29 +255,25 @@ class FleetScreen(_FleetBase):
             self.action_show_agents()
             return
         self.query_text = query
-        match = stemmed_match(build_or_query(cap_query(query)).terms)
-        if not match:
-            self.notify("No word to search for in that query.", severity="warning")
-            return
         self.query_one("#fleet-summary", Static).update(Text(f"Searching every agent for {query!r}…"))
-        tokenizer = self.tokenizer
-        self._read("search", lambda: self.db.search(match, tokenizer, SEARCH_LIMIT))
+        manager, db = self.manager, self.db
+        self._read("search", lambda: manager.fleet_search(query, db, max_results=SEARCH_LIMIT))
 
     def _found(self, message: FleetRead) -> None:
         summary = self.query_one("#fleet-summary", Static)
         if message.error:
             summary.update(Text(f"Cannot search the fleet: {message.error}", style="bold red"))
             return
-        self.hits = message.data
+        found: FleetResponse = message.data
+        self.hits = found.hits
         agents = len({(hit.agent, hit.workspace) for hit in self.hits})
         summary.update(Text(f"{plural(len(self.hits), 'hit')} for {self.query_text!r} from {plural(agents, 'agent')} "
-                            "(keyword: each chunk scored by its own agent's BM25) · Enter: the chunk's text · l: the "
-                            "agents"))
+                            f"· {found.coverage()} · Enter: the chunk's text · l: the agents"))
         table = self.query_one("#fleet-hits", DataTable)
         table.clear()
         for number, hit in enumerate(self.hits):
             snippet = " ".join(hit.text.split())
-            table.add_row(f"{bm25_rank_to_score(hit.bm25):.3f}", hit.agent, f"{hit.path}:{hit.start_line}-"
+            table.add_row(f"{hit.score:.3f}", hit.agent, f"{hit.path}:{hit.start_line}-"
                           f"{hit.end_line}", snippet[:120], key=str(number))
         self.query_one("#fleet-indexes", DataTable).display = False
         table.display = True

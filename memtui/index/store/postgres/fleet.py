@@ -1,5 +1,5 @@
-"""The whole fleet in one database: every (agent, workspace) index with what `status --fleet` shows, and the
-keyword search over every agent's live generation at once (each chunk scored by its own agent's BM25)."""
+"""The whole fleet in one database: every (agent, workspace) index with what `status --fleet` shows, and any
+agent's files and chunks (a fleet search reads through `fleet_reads`)."""
 
 from __future__ import annotations
 
@@ -7,29 +7,9 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from memtui.index.store.postgres.bm25 import match_phrases
-from memtui.index.store.postgres.maxscore import snapshot, top_chunks
-from memtui.index.store.postgres.reads import Tokenizer
 from memtui.index.store.schema import META_KEY
-from memtui.index.terms import tokens
 
-_LIVE = "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL"
 _LIVE_OF = "(SELECT live_gen FROM memtui.indexes WHERE agent = %(agent)s AND workspace = %(workspace)s)"
-
-
-@dataclass(frozen=True)
-class FleetHit:
-    """One chunk found by a fleet-wide search, with the agent and workspace it belongs to."""
-
-    agent: str
-    workspace: str
-    id: str
-    path: str
-    source: str
-    start_line: int
-    end_line: int
-    text: str
-    bm25: float
 
 
 @dataclass(frozen=True)
@@ -40,20 +20,6 @@ class StoredChunk:
     start_line: int
     end_line: int
     text: str
-
-
-def fleet_search(conn: Any, match: str, tokenizer: Tokenizer, *, limit: int) -> list[FleetHit]:
-    """The `limit` best chunks of every agent's live index for a MATCH expression of the memtui profile
-    (`fts_query.stemmed_match`), best first: each scored by BM25 with its own index's statistics, as that agent's
-    own search scores it, so the scores compare across agents."""
-    phrases = [p for p in match_phrases(match, tokens, tokenizer.term) if p]
-    with snapshot(conn):
-        rows = top_chunks(lambda sql, params: conn.execute(sql, params).fetchall(), phrases, _LIVE, filters="",
-                          limit=limit)
-        agents = {int(gen): (agent, workspace) for gen, agent, workspace in conn.execute(
-            "SELECT live_gen, agent, workspace FROM memtui.indexes WHERE live_gen = ANY(%s)",
-            ([int(r[0]) for r in rows],)).fetchall()} if rows else {}
-    return [FleetHit(*agents[int(r[0])], r[2], r[3], r[4], int(r[5]), int(r[6]), r[8], float(r[9])) for r in rows]
 
 
 def fleet_indexes(conn: Any) -> list[dict[str, Any]]:

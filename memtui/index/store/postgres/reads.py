@@ -21,7 +21,7 @@ from memtui.index.terms import tokens
 
 _ROW = "c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text"
 # A vector's float4s, big-endian: pgvector's binary form without its 4-byte header (no text to parse).
-_VECTOR_BYTES = "substring(vector_send(v.vec) FROM 5)"
+VECTOR_BYTES = "substring(vector_send(v.vec) FROM 5)"
 
 
 class Tokenizer(Protocol):
@@ -34,7 +34,7 @@ class Tokenizer(Protocol):
         """Every indexed term of `text`, in order."""
 
 
-def _chunk(row: Sequence[Any]) -> ChunkRow:
+def chunk_row(row: Sequence[Any]) -> ChunkRow:
     """A ChunkRow from (id, path, source, start_line, end_line, model, text); the hash is left out, as search
     results of the SQLite store leave it."""
     return ChunkRow(row[0], row[1], row[2], int(row[3]), int(row[4]), "", row[5], row[6])
@@ -188,7 +188,7 @@ class PostgresReads:
         """Chunk rows by document number (`seq`)."""
         rows = self._all(f"SELECT c.seq, {_ROW} FROM memtui.chunks c WHERE c.gen = {{gen}} AND c.seq = ANY(%(seqs)s)",
                          seqs=list(rowids))
-        return {int(r[0]): _chunk(r[1:]) for r in rows}
+        return {int(r[0]): chunk_row(r[1:]) for r in rows}
 
     def recall_for_ids(self, ids: Sequence[str]) -> dict[str, RecallMetadata]:
         """chunk id → recall metadata of the chunks that have one."""
@@ -215,9 +215,9 @@ class PostgresReads:
         then big-endian float4s)."""
         if self._vector_error is not None:
             return []
-        rows = self._all(f"SELECT c.id, {_VECTOR_BYTES} FROM memtui.vectors v JOIN memtui.chunks c ON c.gen = v.gen "
+        rows = self._all(f"SELECT c.id, {VECTOR_BYTES} FROM memtui.vectors v JOIN memtui.chunks c ON c.gen = v.gen "
                          "AND c.seq = v.seq WHERE v.gen = {gen}")
-        return [(chunk_id, _little_endian(bytes(blob))) for chunk_id, blob in rows]
+        return [(chunk_id, little_endian(bytes(blob))) for chunk_id, blob in rows]
 
     def embedding_json(self, after_rowid: int, size: int) -> list[tuple[int, str]]:
         """(seq, embedding JSON) of up to `size` chunks after `after_rowid`."""
@@ -257,7 +257,7 @@ class PostgresReads:
         with self.lock, snapshot(self.conn):
             rows = top_chunks(lambda sql, query_params: self._all(sql, **query_params, **params), phrases,
                               "SELECT {gen}", filters=filters, limit=limit)
-        return [(_chunk(r[2:9]), float(r[9])) for r in rows]
+        return [(chunk_row(r[2:9]), float(r[9])) for r in rows]
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
                        like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
@@ -286,7 +286,8 @@ class PostgresReads:
         where = "".join(f" AND strpos(lower(c.text), lower(%(t{i})s)) > 0" for i in range(len(terms)))
         sql = (f"SELECT {_ROW} FROM memtui.chunks c WHERE c.gen = {{gen}}{where}"
                f"{filters.replace(' WHERE ', ' AND ')} ORDER BY c.seq LIMIT %(limit)s")
-        return [_chunk(r) for r in self._all(sql, limit=limit, **{f"t{i}": t for i, t in enumerate(terms)}, **params)]
+        words = {f"t{i}": t for i, t in enumerate(terms)}
+        return [chunk_row(r) for r in self._all(sql, limit=limit, **words, **params)]
 
     def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
                    skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
@@ -302,23 +303,23 @@ class PostgresReads:
             nearest = (f"SELECT v.seq, {distance} AS d FROM memtui.vectors v WHERE v.gen = {{gen}} ORDER BY 2, 1 "
                        "LIMIT %(limit)s")
         rows = self._all(f"SELECT {_ROW}, n.d FROM ({nearest}) n JOIN memtui.chunks c ON c.gen = {{gen}} AND "
-                         "c.seq = n.seq ORDER BY n.d, n.seq", q=_vector_text(query), limit=limit, **params)
+                         "c.seq = n.seq ORDER BY n.d, n.seq", q=vector_text(query), limit=limit, **params)
         found = []
         for row in rows:
             if row[7] is None or row[7] != row[7]:  # NaN: a zero vector
                 if skipped is not None:
                     skipped.append(row[0])
             else:
-                found.append((_chunk(row[:7]), 1.0 - float(row[7])))
+                found.append((chunk_row(row[:7]), 1.0 - float(row[7])))
         return found
 
     def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
         """chunk id → float32 little-endian vector of specific chunks."""
         if self._vector_error is not None or not ids:
             return {}
-        rows = self._all(f"SELECT c.id, {_VECTOR_BYTES} FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen "
+        rows = self._all(f"SELECT c.id, {VECTOR_BYTES} FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen "
                          "AND v.seq = c.seq WHERE c.gen = {gen} AND c.id = ANY(%(ids)s)", ids=list(ids))
-        return {chunk_id: _little_endian(bytes(blob)) for chunk_id, blob in rows}
+        return {chunk_id: little_endian(bytes(blob)) for chunk_id, blob in rows}
 
     def vectors_for_ids(self, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored embeddings (the JSON column) of specific chunks, degenerate ones left out."""
@@ -331,7 +332,7 @@ class PostgresReads:
         source_sql = " AND c.source = ANY(%(sources)s)" if sources else ""
         rows = self._all(f"SELECT {_ROW}, c.embedding FROM memtui.chunks c WHERE c.gen = {{gen}} AND "
                          f"c.model = %(model)s{source_sql} ORDER BY c.seq", model=model, sources=list(sources or ()))
-        return [(_chunk(r[:7]), r[7]) for r in rows]
+        return [(chunk_row(r[:7]), r[7]) for r in rows]
 
     # -- embedding cache (per index, kept across rebuilds) ----------------------------------
 
@@ -371,7 +372,7 @@ def _gaps(column: str, names: list[str]) -> list[str]:
     return gaps
 
 
-def _little_endian(big: bytes) -> bytes:
+def little_endian(big: bytes) -> bytes:
     """Big-endian float4s as little-endian ones (each 4-byte group reversed, whatever this machine's order)."""
     values = array("f")
     values.frombytes(big)
@@ -379,6 +380,6 @@ def _little_endian(big: bytes) -> bytes:
     return values.tobytes()
 
 
-def _vector_text(vector: Sequence[float]) -> str:
+def vector_text(vector: Sequence[float]) -> str:
     """pgvector's text form of a vector."""
     return "[" + ",".join(repr(float(v)) for v in vector) + "]"

@@ -1,0 +1,54 @@
+"""`memtui fleet-index [--dims N] [--drop] [--memory SIZE]`: build or drop the approximate vector index a fleet
+search reads (`memtui.index.store.postgres.fleet_ann`)."""
+
+from __future__ import annotations
+
+import argparse
+
+from memtui.commands.args import agent_from_args
+from memtui.commands.fleet import connection
+from memtui.commands.output import print_json
+from memtui.errors import ConfigError
+from memtui.index.store.postgres.fleet_ann import build_ann, drop_ann, fleet_dims
+
+
+def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
+    """Add the `fleet-index` subcommand."""
+    parser = subparsers.add_parser(
+        "fleet-index", parents=parents, help="build (or drop) the PostgreSQL store's approximate vector index for "
+        "fleet searches: milliseconds instead of a scan of every agent's vectors, paid for on every write")
+    parser.add_argument("--dims", type=int, metavar="N", help="the vector dimension to index (default: that of "
+                        "most of the fleet's chunks)")
+    parser.add_argument("--drop", action="store_true", help="drop the index instead")
+    parser.add_argument("--memory", default="2GB", metavar="SIZE", help="maintenance_work_mem of the build (the "
+                        "graph should fit: about 1.2 x dims x 4 bytes a vector; default 2GB)")
+    parser.add_argument("--json", action="store_true", help="print what was done as JSON")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    """Build or drop the index; the build runs concurrently with writers and can take minutes."""
+    env = agent_from_args(args)
+    if env.read_only:
+        raise ConfigError("fleet-index writes to the database; --read-only forbids it", "drop --read-only")
+    with connection(env) as conn:
+        dims = args.dims
+        if dims is None:
+            known = fleet_dims(conn)
+            if not known:
+                raise ConfigError("no agent in the database has vectors yet", "index agents with an embedding "
+                                  "provider first, or give --dims")
+            dims = known[0]
+        if args.drop:
+            done = {"dims": dims, "dropped": drop_ann(conn, dims)}
+        else:
+            done = {"dims": dims, "built": True, "seconds": round(build_ann(conn, dims, args.memory), 1)}
+    if args.json:
+        print_json(done)
+    elif args.drop:
+        print(f"Dropped the fleet vector index for {dims} dimensions." if done["dropped"] else
+              f"There was no fleet vector index for {dims} dimensions.")
+    else:
+        print(f"Fleet vector index for {dims} dimensions ready ({done['seconds']} s): fleet searches of a "
+              f"{dims}-dimension model read it.")
+    return 0

@@ -1,0 +1,271 @@
+"""What the searcher reads (`memtui.index.store.protocol.SearchReads`) over every agent's live index of a
+PostgreSQL store at once, so that a fleet search ranks as an agent's own search ranks, on the fleet's candidates.
+
+A chunk is named `<generation>:<chunk id>` (ids repeat across agents: the same file indexed by two agents) and
+`origin` gives its agent and workspace. Keywords score every agent's chunks with that agent's own BM25 statistics,
+whatever model embedded them; vectors are compared only with the chunks of the query's model and dimension (another
+model's cosines mean nothing): exactly, or through the approximate index `fleet_ann` builds for that dimension.
+Searches run inside `reading()`: one snapshot, so a generation flipped meanwhile is not half seen.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from memtui.errors import StoreError
+from memtui.index.annotations import RecallMetadata
+from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.fleet_ann import ANN_SEARCH_WIDTH, ann_index
+from memtui.index.store.postgres.maxscore import snapshot, top_chunks
+from memtui.index.store.postgres.reads import (
+    VECTOR_BYTES,
+    Tokenizer,
+    chunk_row,
+    little_endian,
+    vector_text,
+)
+from memtui.index.store.reads import parse_vector
+from memtui.index.store.schema import Capabilities, ChunkRow
+from memtui.index.terms import tokens
+
+_ROW = "c.gen, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text"
+# (generation, chunk id) pairs given as two arrays
+_PAIRS = "(c.gen, c.id) IN (SELECT * FROM unnest(%(gens)s::bigint[], %(ids)s::text[]))"
+
+
+def fleet_id(gen: int, chunk_id: str) -> str:
+    """A chunk's name in a fleet search: unique across agents."""
+    return f"{gen}:{chunk_id}"
+
+
+def _split(ids: Sequence[str]) -> dict[str, Any]:
+    """The parameters of `_PAIRS` for fleet ids."""
+    pairs = [fleet_id_parts(i) for i in ids]
+    return {"gens": [gen for gen, _ in pairs], "ids": [chunk_id for _, chunk_id in pairs]}
+
+
+def fleet_id_parts(name: str) -> tuple[int, str]:
+    """(generation, chunk id) of a fleet id."""
+    gen, _, chunk_id = name.partition(":")
+    return int(gen), chunk_id
+
+
+class FleetReads:
+    """The search reads of every live index in the database of `conn` (autocommit, read only), for queries of
+    `model` (None: keywords only)."""
+
+    fts_tokenizer = "porter"
+
+    def __init__(self, conn: Any, tokenizer: Tokenizer, model: str | None, vector_error: str | None) -> None:
+        self.conn = conn
+        self.tokenizer = tokenizer
+        self.model = model
+        self._vector_error = vector_error
+        self._origins: dict[int, tuple[str, str]] = {}
+        self._gens_of_model: list[int] = []
+        self._mixed: list[int] = []
+        self._dims: int | None = None
+        self._ann = False
+        self._mtimes: dict[str, float] = {}
+
+    @contextlib.contextmanager
+    def reading(self) -> Iterator[None]:
+        """One consistent view of the fleet for the statements of one search."""
+        with snapshot(self.conn):
+            self._load()
+            yield
+
+    def _load(self) -> None:
+        """Every live generation's agent and workspace; which hold chunks of the query's model, and which of those
+        hold other models' too (each answered by a seek on the (gen, model) index)."""
+        rows = self.conn.execute(
+            "SELECT i.live_gen, i.agent, i.workspace, g.dims, EXISTS (SELECT 1 FROM memtui.chunks c WHERE c.gen = "
+            "i.live_gen AND c.model = %(m)s), EXISTS (SELECT 1 FROM memtui.chunks c WHERE c.gen = i.live_gen AND "
+            "c.model < %(m)s) OR EXISTS (SELECT 1 FROM memtui.chunks c WHERE c.gen = i.live_gen AND c.model > %(m)s) "
+            "FROM memtui.indexes i JOIN memtui.generations g ON g.gen = i.live_gen ORDER BY i.live_gen",
+            {"m": self.model or ""}).fetchall()
+        self._origins = {int(gen): (agent, workspace) for gen, agent, workspace, *_ in rows}
+        of_model = [(int(gen), dims, other) for gen, _a, _w, dims, has, other in rows if has and self.model]
+        dims = [d for _gen, d, _other in of_model if d]
+        self._dims = max(set(dims), key=dims.count) if dims else None
+        self._gens_of_model = [gen for gen, d, _other in of_model if d == self._dims]
+        self._mixed = [gen for gen, d, other in of_model if d == self._dims and other]
+        self._ann = self._dims is not None and self._vector_error is None and ann_index(self.conn, self._dims)
+        self._mtimes = {}
+
+    # -- what the fleet is ------------------------------------------------------------------
+
+    def origin(self, name: str) -> tuple[str, str, str]:
+        """(agent, workspace, chunk id) of a chunk found by this search."""
+        gen, chunk_id = fleet_id_parts(name)
+        agent, workspace = self._origins[gen]
+        return agent, workspace, chunk_id
+
+    def agents(self) -> int:
+        """Live indexes searched."""
+        return len(self._origins)
+
+    def agents_with_vectors(self) -> int:
+        """Live indexes whose chunks the query's vector is compared with (the query's model and dimension)."""
+        return len(self._gens_of_model) if self._vector_error is None else 0
+
+    @property
+    def approximate(self) -> bool:
+        """Whether the vector side reads the fleet's hnsw index (`fleet_ann`) rather than every vector."""
+        return self._ann
+
+    def mtimes(self) -> dict[str, float]:
+        """Fleet id → indexed mtime (ms) of the file of every chunk this search has read."""
+        return self._mtimes
+
+    # -- SearchReads ------------------------------------------------------------------------
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Keyword search always works; vectors need pgvector on the server."""
+        return Capabilities(fts_available=True, fts_error=None, vector_available=self._vector_error is None,
+                            vector_error=self._vector_error, driver="postgres (fleet)")
+
+    @property
+    def fts_available(self) -> bool:
+        """Keyword search always works (BM25 in SQL)."""
+        return True
+
+    @property
+    def has_stemmed_index(self) -> bool:
+        """Every generation holds the memtui profile's postings."""
+        return True
+
+    def vector_dims(self) -> int | None:
+        """The dimension of the query model's vectors (the most common, should agents disagree)."""
+        return self._dims
+
+    def revision(self) -> str | None:
+        """No in-memory accelerator reads the fleet."""
+        return None
+
+    def chunks_by_rowids(self, rowids: Sequence[int]) -> dict[int, ChunkRow]:
+        """Never asked: rowids come from the in-memory accelerator, which the fleet has not."""
+        raise StoreError("a fleet search has no document numbers", "search the agent's own index")
+
+    def recall_for_ids(self, ids: Sequence[str]) -> dict[str, RecallMetadata]:
+        """Fleet id → recall metadata of the chunks that have one."""
+        if not ids:
+            return {}
+        rows = self.conn.execute(
+            "SELECT c.gen, c.id, r.importance, r.triggers, r.project_key FROM memtui.chunks c JOIN "
+            f"memtui.chunk_recall r ON r.gen = c.gen AND r.seq = c.seq WHERE {_PAIRS}", _split(ids)).fetchall()
+        return {fleet_id(gen, chunk_id): RecallMetadata(importance, triggers, project_key)
+                for gen, chunk_id, importance, triggers, project_key in rows}
+
+    def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
+                       like_terms: Sequence[str] = ()) -> list[tuple[ChunkRow, float]]:
+        """Never asked: the fleet ranks with the memtui profile."""
+        raise StoreError("a fleet search ranks with the memtui profile", "drop --profile")
+
+    def stemmed_search(self, match: str, limit: int, *, model: str | None,
+                       sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
+        """Every agent's chunks ranked by BM25 with that agent's own statistics (all its models and sources: each
+        agent's index holds what its own config chose)."""
+        phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
+        rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases,
+                          "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL", filters="", limit=limit)
+        found = [(self._row((int(r[0]), *r[2:9])), float(r[9])) for r in rows]
+        self._read_mtimes([row for row, _ in found])
+        return found
+
+    def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
+                    sources: Sequence[str] | None) -> list[ChunkRow]:
+        """Every term as a case-insensitive substring of the text, in every live index."""
+        where = "".join(f" AND strpos(lower(c.text), lower(%(t{i})s)) > 0" for i in range(len(terms)))
+        rows = self.conn.execute(
+            f"SELECT {_ROW} FROM memtui.chunks c WHERE c.gen IN (SELECT live_gen FROM memtui.indexes){where} "
+            "ORDER BY c.gen, c.seq LIMIT %(limit)s", {"limit": limit, **{f"t{i}": t for i, t in enumerate(terms)}}
+        ).fetchall()
+        found = [self._row(r) for r in rows]
+        self._read_mtimes(found)
+        return found
+
+    def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
+                   skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
+        """The `limit` nearest chunks of the query's model across the fleet: approximate when `fleet_ann` built an
+        index for its dimension (hnsw, widened past chunks of other models), else exact."""
+        if not self._gens_of_model or self._dims != len(query) or model != self.model:
+            return []
+        distance = f"v.vec::vector({self._dims}) <=> %(q)s::vector({self._dims})" if self._ann else \
+            "v.vec <=> %(q)s::vector"
+        where = "v.gen = ANY(%(gens)s) AND (v.gen <> ALL(%(mixed)s) OR EXISTS (SELECT 1 FROM memtui.chunks c WHERE " \
+                "c.gen = v.gen AND c.seq = v.seq AND c.model = %(model)s))"
+        if self._ann:
+            where += f" AND vector_dims(v.vec) = {self._dims}"
+            self.conn.execute("SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', "
+                              "'relaxed_order', true)", (str(max(ANN_SEARCH_WIDTH, limit)),))
+        rows = self.conn.execute(
+            f"SELECT {_ROW}, n.d FROM (SELECT v.gen, v.seq, {distance} AS d FROM memtui.vectors v WHERE {where} "
+            f"ORDER BY {distance} LIMIT %(limit)s) n JOIN memtui.chunks c ON c.gen = n.gen AND c.seq = n.seq "
+            "ORDER BY n.d, n.gen, n.seq",
+            {"q": vector_text(query), "gens": self._gens_of_model, "mixed": self._mixed, "model": model,
+             "limit": limit}).fetchall()
+        found = []
+        for row in rows:
+            if row[8] is None or math.isnan(row[8]):  # a zero vector
+                if skipped is not None:
+                    skipped.append(fleet_id(int(row[0]), row[1]))
+            else:
+                found.append((self._row(row[:8]), 1.0 - float(row[8])))
+        self._read_mtimes([row for row, _ in found])
+        return found
+
+    def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
+        """Fleet id → float32 little-endian vector, for chunks of the query's model and dimension only."""
+        if self._vector_error is not None or not ids or not self._gens_of_model:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT c.gen, c.id, {VECTOR_BYTES} FROM memtui.chunks c JOIN memtui.vectors v ON v.gen = c.gen AND "
+            f"v.seq = c.seq WHERE {_PAIRS} AND c.model = %(model)s AND c.gen = ANY(%(of_model)s)",
+            {**_split(ids), "model": self.model, "of_model": self._gens_of_model}).fetchall()
+        return {fleet_id(gen, chunk_id): little_endian(bytes(blob)) for gen, chunk_id, blob in rows}
+
+    def vectors_for_ids(self, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Fleet id → stored embedding (the JSON column) of chunks of the query's model and dimension."""
+        if not ids or not self._gens_of_model:
+            return {}
+        rows = self.conn.execute(
+            f"SELECT c.gen, c.id, c.embedding FROM memtui.chunks c WHERE {_PAIRS} AND c.model = %(model)s AND "
+            "c.gen = ANY(%(of_model)s)", {**_split(ids), "model": self.model, "of_model": self._gens_of_model}
+        ).fetchall()
+        return {fleet_id(gen, chunk_id): vector for gen, chunk_id, text in rows
+                if text and (vector := parse_vector(text))}
+
+    def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
+        """Every chunk of the query's model across the fleet with its JSON embedding (no pgvector on the server)."""
+        if model != self.model or not self._gens_of_model:
+            return []
+        rows = self.conn.execute(f"SELECT {_ROW}, c.embedding FROM memtui.chunks c WHERE c.gen = ANY(%(gens)s) AND "
+                                 "c.model = %(model)s ORDER BY c.gen, c.seq",
+                                 {"gens": self._gens_of_model, "model": model}).fetchall()
+        found = [(self._row(r[:8]), r[8]) for r in rows]
+        self._read_mtimes([row for row, _ in found])
+        return found
+
+    # -- rows -------------------------------------------------------------------------------
+
+    @staticmethod
+    def _row(row: Sequence[Any]) -> ChunkRow:
+        """A ChunkRow named by its fleet id from (gen, id, path, source, start_line, end_line, model, text)."""
+        return chunk_row((fleet_id(int(row[0]), row[1]), *row[2:8]))
+
+    def _read_mtimes(self, rows: Sequence[ChunkRow]) -> None:
+        """Remember the indexed mtime (ms) of the files of these chunks (decay of undated files reads it)."""
+        wanted = {row.id: (fleet_id_parts(row.id)[0], row.path) for row in rows if row.id not in self._mtimes}
+        if not wanted:
+            return
+        files = set(wanted.values())
+        found = self.conn.execute(
+            "SELECT f.gen, f.path, f.mtime FROM memtui.files f WHERE (f.gen, f.path) IN (SELECT * FROM "
+            "unnest(%s::bigint[], %s::text[]))", ([gen for gen, _ in files], [path for _, path in files])).fetchall()
+        mtime_of = {(int(gen), path): float(mtime) for gen, path, mtime in found}
+        self._mtimes.update((name, mtime_of[file]) for name, file in wanted.items() if file in mtime_of)

@@ -1,0 +1,108 @@
+"""Searching every agent of a PostgreSQL store at once (`memtui search --fleet`, the TUI's fleet view), ranked as
+an agent's own search ranks (the memtui profile: keywords, the query's vector, their fusion, decay and minScore),
+over the fleet's candidates: each side is normalised by the fleet's best, so scores compare across agents."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from memtui.embeddings.base import EmbeddingProvider
+from memtui.index.store.postgres.fleet_reads import FleetReads
+from memtui.search.engine import Searcher
+from memtui.search.response import Candidate, SearchOptions, SearchResponse
+from memtui.search.tokenizer import PorterTokenizer
+from memtui.settings.config import MemorySearchSettings
+
+
+@dataclass(frozen=True)
+class FleetHit:
+    """One chunk a fleet search returned: the agent and workspace it belongs to, and its candidate (score and
+    trace; its `id` is the fleet's name of the chunk, `chunk_id` the agent's)."""
+
+    agent: str
+    workspace: str
+    chunk_id: str
+    candidate: Candidate
+
+    @property
+    def path(self) -> str:
+        """The chunk's file, relative to its agent's workspace."""
+        return self.candidate.path
+
+    @property
+    def start_line(self) -> int:
+        """First line of the chunk."""
+        return self.candidate.start_line
+
+    @property
+    def end_line(self) -> int:
+        """Last line of the chunk."""
+        return self.candidate.end_line
+
+    @property
+    def text(self) -> str:
+        """The chunk's text as indexed."""
+        return self.candidate.text
+
+    @property
+    def score(self) -> float:
+        """The final score."""
+        return self.candidate.score
+
+
+@dataclass(frozen=True)
+class FleetResponse:
+    """A fleet search: the response (its traces), the hits with their agents, and what was searched how."""
+
+    response: SearchResponse
+    hits: list[FleetHit]
+    agents: int
+    agents_with_vectors: int
+    model: str | None
+    approximate: bool
+
+    def coverage(self) -> str:
+        """How the fleet was searched: `106 agents searched: keywords in all, the query's vector (bge-small, exact) in
+        104 (2 embed with another model)`."""
+        agents = f"{self.agents} agent{'s' if self.agents != 1 else ''} searched"
+        if self.model is None:
+            return f"{agents} by keywords (no embedding provider)"
+        if self.response.vector_skipped:
+            return f"{agents} by keywords (the query has no vector: {self.response.vector_skipped})"
+        how = "approximate, hnsw" if self.approximate else "exact"
+        others = self.agents - self.agents_with_vectors
+        return (f"{agents}: keywords in all, the query's vector ({self.model}, {how}) in {self.agents_with_vectors}"
+                + (f" ({others} embed with another model)" if others else ""))
+
+    def hit_json(self, hit: FleetHit) -> dict[str, Any]:
+        """The JSON of one hit: agent, workspace, then the memory_search fields."""
+        candidate = hit.candidate
+        return {"agent": hit.agent, "workspace": hit.workspace, "path": candidate.path,
+                "startLine": candidate.start_line, "endLine": candidate.end_line, "score": candidate.score,
+                "snippet": candidate.snippet, "source": candidate.source}
+
+
+class _FleetSearcher(Searcher):
+    """The searcher over `FleetReads`: a chunk's file mtime is that of its agent's file (paths repeat across agents)."""
+
+    def _mtime_key(self, candidate: Candidate) -> str:
+        return candidate.id
+
+
+def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: EmbeddingProvider | None,
+                 settings: MemorySearchSettings, options: SearchOptions, query_vector: Sequence[float] | None,
+                 skipped: str | None = None, now: datetime | None = None) -> FleetResponse:
+    """Search every live index of the database on `conn` with the memtui profile: hybrid when `query_vector` is
+    `provider`'s embedding of `query`, else keywords only (`skipped`: why the query has no vector)."""
+    model = provider.model if provider is not None else None
+    reads = FleetReads(conn, PorterTokenizer(), model, vector_error)
+    with reads.reading():
+        embedded = provider if query_vector is not None else None
+        searcher = _FleetSearcher(reads, embedded, settings, "memtui", reads.mtimes)
+        response = searcher.search(query, options, now=now, query_vector=query_vector)
+        response.vector_skipped = skipped or response.vector_skipped
+        hits = [FleetHit(*reads.origin(c.id), c) for c in response.results]
+        return FleetResponse(response, hits, reads.agents(), reads.agents_with_vectors(), model, reads.approximate)
