@@ -48,12 +48,14 @@ from memtui.evaluation.locomo import convert_conversation, load_locomo
 from memtui.evaluation.metrics import evidence_recall, ndcg_at_k
 from memtui.evaluation.scifact import _ranking, build_workspace, load_qrels, load_queries
 from memtui.index.store.postgres import PostgresStore
-from memtui.index.store.postgres.fleet import fleet_search
 from memtui.index.store.schema import ChunkRow
 from memtui.manager import MemoryManager
-from memtui.search.fts_query import build_or_query, stemmed_match
+from memtui.search.fleet import search_fleet
+from memtui.search.fts_query import build_or_query
+from memtui.search.response import SearchOptions
 from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv, resolve_agent
+from memtui.settings.config import MemorySearchSettings
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "eval" / "scifact"
 LOCOMO = SCIFACT.parent / "locomo" / "locomo-dev.json"
@@ -313,25 +315,44 @@ def start_server(folder: Path) -> tuple[str, int]:
     return database.get_uri(), database.get_pid()
 
 
-def fleet_searches(url: str, queries: list[tuple[str, str]], server: int | None, words: int | None) -> dict[str, Any]:
-    """The fleet-wide keyword search (top 10 over every agent) of every query (its first `words` keywords only, a
-    developer's few words, when set), timed on its second pass."""
+def fleet_searches(url: str, settings: MemorySearchSettings, queries: list[tuple[str, str]], server: int | None,
+                   words: int | None, provider: BagOfWords | None) -> dict[str, Any]:
+    """The fleet-wide search (`memtui search --fleet`: top 10 over every agent, the memtui profile, no threshold) of
+    every query (its first `words` keywords only, a developer's few words, when set), timed on its second pass:
+    keywords only without `provider`, else hybrid, exact and (with a `memtui fleet-index`) approximate, with the
+    top-10 lists the two share."""
     import psycopg
 
     with psycopg.connect(url, autocommit=True) as conn:
-        tokenizer = PorterTokenizer()
-        texts = [text for _, text in queries]
+        texts = [" ".join(build_or_query(text).terms[:words]) if words else text for _, text in queries]
+        options = SearchOptions(max_results=10, min_score=0.0)
 
-        def search(text: str) -> list[Any]:
-            match = stemmed_match(build_or_query(text).terms[:words])
-            return fleet_search(conn, match, tokenizer, limit=10) if match else []
-        latencies(search, texts, server)
-        results, timing = latencies(search, texts, server)
-        agents = conn.execute("SELECT count(*) FROM memtui.indexes").fetchone()[0]
-        chunks = conn.execute("SELECT sum(g.chunks) FROM memtui.indexes i JOIN memtui.generations g ON "
-                              "g.gen = i.live_gen").fetchone()[0]
-    return {"agents": agents, "chunks": int(chunks), "keywords": words or "all", **timing,
-            "agents_in_top10_mean": round(statistics.fmean(len({h.agent for h in r}) for r in results), 2)}
+        def runner(exact: bool) -> Callable[[str], Any]:
+            def search(text: str) -> Any:
+                vector = provider.embed_query(text) if provider is not None else None
+                return search_fleet(conn, None, text, provider=provider, settings=settings, options=options,
+                                    query_vector=vector, exact=exact)
+            return search
+        out: dict[str, Any] = {"keywords": words or "all"}
+        answers: dict[str, list[Any]] = {}
+        for name, exact in (("exact", True), ("approximate", False)) if provider is not None else (("keywords",
+                                                                                                    True),):
+            latencies(runner(exact), texts, server)
+            answers[name], out[name] = latencies(runner(exact), texts, server)
+            out[name]["approximate"] = answers[name][0].approximate
+            out[name]["agents_in_top10_mean"] = round(statistics.fmean(len({h.agent for h in r.hits})
+                                                                       for r in answers[name]), 2)
+        if provider is not None:
+            out["identical_top10"] = sum(
+                [(h.agent, h.chunk_id) for h in a.hits] == [(h.agent, h.chunk_id) for h in b.hits]
+                for a, b in zip(answers["exact"], answers["approximate"], strict=True))
+            out["top10_overlap_mean"] = round(statistics.fmean(
+                len({(h.agent, h.chunk_id) for h in a.hits} & {(h.agent, h.chunk_id) for h in b.hits}) /
+                max(1, len(a.hits)) for a, b in zip(answers["exact"], answers["approximate"], strict=True)), 4)
+        out["agents"] = answers[next(iter(answers))][0].agents
+        out["chunks"] = int(conn.execute("SELECT sum(g.chunks) FROM memtui.indexes i JOIN memtui.generations g ON "
+                                         "g.gen = i.live_gen").fetchone()[0])
+    return out
 
 
 def locomo_parity(root: Path, url: str, provider: EmbeddingProvider | None) -> dict[str, Any]:
@@ -388,8 +409,9 @@ def main() -> None:
         results["fleet_write"] = load_fleet(url, [f"agent{n}" for n in range(1, args.agents)], args.chunks, server)
         results["postgres"] = measure(agent_env(root, workspace, "main", url), queries, qrels, server, provider)
         results["locomo"] = locomo_parity(root, url, provider)
-        results["fleet_search"] = fleet_searches(url, queries, server, None)
-        results["fleet_search_3_keywords"] = fleet_searches(url, queries, server, 3)
+        settings = agent_env(root, workspace, "main", url).settings
+        results["fleet_search"] = fleet_searches(url, settings, queries, server, None, provider)
+        results["fleet_search_3_keywords"] = fleet_searches(url, settings, queries, server, 3, provider)
     def docs(name: str, qid: str) -> list[str]:
         return [doc for doc, _ in results[name]["rankings"][qid]]
     same = sum(docs("sqlite", qid) == docs("postgres", qid) for qid, _ in queries)

@@ -17,6 +17,7 @@ from memtui.index.fleet import FleetReader
 from memtui.index.store.postgres.fleet import file_chunks, index_files
 from memtui.index.store.postgres.schema import connect
 from memtui.manager import MemoryManager
+from memtui.search.fleet import fleet_search
 from memtui.settings.agent import AgentEnv
 
 NOTES = {"alpha": ["The zebra ledger is reconciled every Friday.", "Deploys freeze during the audit."],
@@ -98,8 +99,7 @@ def test_an_agents_files_and_chunks_read_from_the_database(tmp_path: Path) -> No
     assert [(c.start_line, c.end_line) for c in chunks] == [(1, 5)]
     assert "The otter queue drains into the zebra ledger nightly." in chunks[0].text
     reader = FleetReader(envs["alpha"].settings.store.url or "")
-    with MemoryManager(envs["alpha"]) as manager:
-        hit = manager.fleet_search("otter", reader).hits[0]
+    hit = fleet_search(reader, "otter", provider=None, settings=envs["alpha"].settings).hits[0]
     reader.close()
     assert (hit.agent, hit.chunk_id, hit.text) == ("beta", chunks[0].id, chunks[0].text)
 
@@ -118,3 +118,16 @@ def test_read_only_reads_the_database_and_never_writes_it(tmp_path: Path) -> Non
     stranger = env_for(tmp_path / "elsewhere", tmp_path / "alpha", envs["alpha"].settings.store.url, "gamma")
     missing = cli(stranger, "--read-only", "search", "zebra")
     assert missing.returncode == 2 and "holds no index of agent gamma" in missing.stderr
+
+
+def test_an_agent_never_indexed_searches_the_fleet_without_joining_it(tmp_path: Path) -> None:
+    """A team member's agent with no index of its own (and `--read-only`) searches the fleet; the database gains
+    no index for it."""
+    envs = fleet(tmp_path)
+    (tmp_path / "laptop").mkdir()
+    stranger = env_for(tmp_path / "laptop", tmp_path / "laptop", envs["alpha"].settings.store.url, "gamma")
+    for extra in ((), ("--read-only",)):
+        found = as_json(cli(stranger, *extra, "search", "--fleet", "--json", "otter"))["results"]
+        assert [(hit["agent"], hit["path"]) for hit in found] == [("beta", "MEMORY.md")]
+    listed = as_json(cli(envs["alpha"], "status", "--fleet", "--json"))["indexes"]
+    assert [entry["agent"] for entry in listed] == ["alpha", "beta"]

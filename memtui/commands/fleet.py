@@ -58,19 +58,20 @@ def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> i
     trace."""
     from memtui.commands.search import explain_header, trace_line
     from memtui.index.fleet import FleetReader
-    from memtui.manager import MemoryManager
+    from memtui.manager.providers import agent_provider
+    from memtui.search.fleet import fleet_search
 
-    _store_url(env)
-    with MemoryManager(env) as manager:
-        reader = FleetReader(env.settings.store.url or "")
-        try:
-            found = manager.fleet_search(query, reader, max_results=args.max_results, min_score=args.min_score)
-        finally:
-            reader.close()
+    reader = FleetReader(_store_url(env))
+    provider = agent_provider(env).provider  # the agent's own index is neither opened nor created
+    try:
+        found = fleet_search(reader, query, provider=provider, settings=env.settings, max_results=args.max_results,
+                             min_score=args.min_score, exact=args.exact)
+    finally:
+        reader.close()
     response = found.response
     if args.json:
-        results = [found.hit_json(hit) | ({"trace": hit.candidate.trace()} if args.explain else {})
-                   for hit in found.hits]
+        results = [found.hit_json(hit) | ({"trace": {**hit.candidate.trace(), "id": hit.chunk_id}} if args.explain
+                                          else {}) for hit in found.hits]
         print_json({"query": query, "mode": response.mode, "agents": found.agents,
                     "agentsWithVectors": found.agents_with_vectors, "model": found.model,
                     "approximate": found.approximate, "vectorSkipped": response.vector_skipped,
@@ -78,8 +79,7 @@ def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> i
         return 0
     print(f"Fleet: {found.coverage()}")
     if args.explain:
-        provider = manager.provider.id if manager.provider else "none"
-        print("\n".join(explain_header(response, "memtui", provider)))
+        print("\n".join(explain_header(response, "memtui", provider.id if provider else "none")))
     print()
     if not found.hits:
         print("No matches.")

@@ -31,8 +31,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--no-sync", action="store_true", help="search the index as it is, without syncing first")
     parser.add_argument("--why", metavar="PATH:LINE", help="explain where the chunk at PATH:LINE ranks for this "
                         "query, or which stage dropped it")
-    parser.add_argument("--fleet", action="store_true", help="search every agent in the PostgreSQL store (keyword "
-                        "ranking, each hit naming its agent)")
+    parser.add_argument("--fleet", action="store_true", help="search every agent in the PostgreSQL store, ranked as "
+                        "this agent's search ranks, each hit naming its agent")
+    parser.add_argument("--exact", action="store_true", help="with --fleet: compare the query with every vector, "
+                        "not through the fleet's approximate index (memtui fleet-index)")
     parser.set_defaults(func=run)
 
 
@@ -103,6 +105,8 @@ def run(args: argparse.Namespace) -> int:
     query = args.query_opt or args.query
     if not query or not query.strip():
         raise SystemExit("memtui: error: a query is required (memtui search QUERY)")
+    if args.exact and not args.fleet:
+        raise SystemExit("memtui: error: --exact goes with --fleet (an agent's own search is always exact)")
     env = agent_from_args(args)
     if args.fleet:
         from memtui.commands.fleet import print_fleet_search

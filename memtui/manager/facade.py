@@ -54,9 +54,7 @@ from memtui.settings.paths import same_folder
 from memtui.tools import error_payload, memory_get, search_payload
 
 if TYPE_CHECKING:  # the indexer itself is imported by the first sync, which a one-shot search may never run
-    from memtui.index.fleet import FleetReader
     from memtui.index.indexer import Indexer, Progress, ProgressCallback, SyncReport
-    from memtui.search.fleet import FleetResponse
 
 _UNSET: Any = object()
 # The workspace's own memory files, whose saves leave temp files beside them when killed.
@@ -462,18 +460,6 @@ class MemoryManager(ProviderLifecycle, StatusReport, EventHub):
         response = searcher.search(query, options, now=now, query_vector=query_vector)
         response.vector_skipped = skipped or response.vector_skipped
         return response
-
-    def fleet_search(self, query: str, reader: FleetReader, *, max_results: int | None = None,
-                     min_score: float | None = None, now: datetime | None = None) -> FleetResponse:
-        """Every agent of the PostgreSQL store `reader` reads, searched at once with this agent's provider and
-        settings, ranked as this agent's own search ranks (`memtui.search.fleet`)."""
-        from memtui.search.fleet import search_fleet
-
-        vector, skipped = bounded_query_vector(self, query) if query.strip() else (None, None)
-        options = SearchOptions(max_results=max_results, min_score=min_score)
-        return reader.read(lambda conn: search_fleet(
-            conn, reader.vector_error, query, provider=self.provider, settings=self.settings, options=options,
-            query_vector=vector, skipped=skipped, now=now))
 
     def agent_db_index(self, profile: str | None = None) -> AgentIndexSummary | None:
         """OpenClaw 2026.9's own index when it answers searches of `profile` (`openclaw` on a 2026.9 agent whose

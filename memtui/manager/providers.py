@@ -5,11 +5,15 @@ from __future__ import annotations
 
 import contextlib
 import time
+from typing import TYPE_CHECKING
 
 from memtui.embeddings.base import NO_PROVIDER, EmbeddingProvider, model_name
 from memtui.index.store import Store
 from memtui.settings.agent import AgentEnv
 from memtui.settings.config import MemorySearchSettings
+
+if TYPE_CHECKING:
+    from memtui.embeddings.select import ProviderSelection
 
 # How long a provider that failed is left alone before a sync tries it again.
 PROVIDER_RETRY_S = 300.0
@@ -29,15 +33,7 @@ class ProviderLifecycle:
     _failed_at: float
 
     def _select_provider(self) -> EmbeddingProvider | None:
-        from memtui.embeddings.select import KEYLESS_2026_9, select_provider
-        from memtui.manager.local_2026_9 import local_selection
-
-        # `none` reads no provider config; the ranking profile never picks the provider (one index, its vectors)
-        providers = {} if self.settings.provider == "none" else self.env.providers
-        keyless = KEYLESS_2026_9 if self.env.openclaw_layout == "2026.9" else None
-        selection = local_selection(self.env, self.settings, providers) or select_provider(
-            self.settings, providers, state_dir=self.env.state_dir, agent_id=self.env.agent_id,
-            set_by=self.env.provider_set_by, keyless_note=keyless)
+        selection = agent_provider(self.env)
         self.provider_reason = selection.reason
         self.provider_source = selection.source
         if selection.fallback_from:
@@ -82,3 +78,18 @@ class ProviderLifecycle:
         self.provider_reason = selection.reason or reason
         self.fallback = {"from": failed, "reason": reason}
         return True
+
+
+def agent_provider(env: AgentEnv) -> ProviderSelection:
+    """The embedding provider `env`'s config selects (with why, and what it fell back from), as the agent's
+    manager uses it; nothing is loaded or called yet."""
+    from memtui.embeddings.select import KEYLESS_2026_9, select_provider
+    from memtui.manager.local_2026_9 import local_selection
+
+    settings = env.settings
+    # `none` reads no provider config; the ranking profile never picks the provider (one index, its vectors)
+    providers = {} if settings.provider == "none" else env.providers
+    keyless = KEYLESS_2026_9 if env.openclaw_layout == "2026.9" else None
+    return local_selection(env, settings, providers) or select_provider(
+        settings, providers, state_dir=env.state_dir, agent_id=env.agent_id, set_by=env.provider_set_by,
+        keyless_note=keyless)

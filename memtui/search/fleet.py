@@ -9,9 +9,12 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from memtui.embeddings.base import EmbeddingProvider
+from memtui.embeddings.base import EmbeddingProvider, embed_query_text
+from memtui.errors import ProviderError
+from memtui.index.fleet import FleetReader
 from memtui.index.store.postgres.fleet_reads import FleetReads
 from memtui.search.engine import Searcher
+from memtui.search.fts_query import cap_query
 from memtui.search.response import Candidate, SearchOptions, SearchResponse
 from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.config import MemorySearchSettings
@@ -94,11 +97,12 @@ class _FleetSearcher(Searcher):
 
 def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: EmbeddingProvider | None,
                  settings: MemorySearchSettings, options: SearchOptions, query_vector: Sequence[float] | None,
-                 skipped: str | None = None, now: datetime | None = None) -> FleetResponse:
+                 skipped: str | None = None, exact: bool = False, now: datetime | None = None) -> FleetResponse:
     """Search every live index of the database on `conn` with the memtui profile: hybrid when `query_vector` is
-    `provider`'s embedding of `query`, else keywords only (`skipped`: why the query has no vector)."""
+    `provider`'s embedding of `query`, else keywords only (`skipped`: why the query has no vector); `exact`: never
+    through the fleet's hnsw index."""
     model = provider.model if provider is not None else None
-    reads = FleetReads(conn, PorterTokenizer(), model, vector_error)
+    reads = FleetReads(conn, PorterTokenizer(), model, vector_error, exact=exact)
     with reads.reading():
         embedded = provider if query_vector is not None else None
         searcher = _FleetSearcher(reads, embedded, settings, "memtui", reads.mtimes)
@@ -106,3 +110,20 @@ def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: E
         response.vector_skipped = skipped or response.vector_skipped
         hits = [FleetHit(*reads.origin(c.id), c) for c in response.results]
         return FleetResponse(response, hits, reads.agents(), reads.agents_with_vectors(), model, reads.approximate)
+
+
+def fleet_search(reader: FleetReader, query: str, *, provider: EmbeddingProvider | None,
+                 settings: MemorySearchSettings, max_results: int | None = None, min_score: float | None = None,
+                 exact: bool = False, now: datetime | None = None) -> FleetResponse:
+    """Every agent of the PostgreSQL store `reader` reads, searched at once with an agent's `provider` (which
+    embeds the query; when it fails, keywords only, saying why) and `settings`; `exact`: no hnsw index."""
+    vector, skipped = None, None
+    if provider is not None and query.strip():
+        try:
+            vector = embed_query_text(provider, cap_query(query))
+        except ProviderError as exc:
+            vector, skipped = [], f"the embedding provider failed ({exc.message})"
+    options = SearchOptions(max_results=max_results, min_score=min_score)
+    return reader.read(lambda conn: search_fleet(conn, reader.vector_error, query, provider=provider,
+                                                 settings=settings, options=options, query_vector=vector,
+                                                 skipped=skipped, exact=exact, now=now))

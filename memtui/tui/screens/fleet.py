@@ -23,7 +23,7 @@ from textual.widgets import DataTable, Footer, Input, Static
 
 from memtui.index.fleet import FleetReader, StoredChunk
 from memtui.manager import MemoryManager
-from memtui.search.fleet import FleetHit, FleetResponse
+from memtui.search.fleet import FleetHit, FleetResponse, fleet_search
 from memtui.settings.agent import AgentEnv
 from memtui.tui.widgets.fleet_text import FleetText
 
@@ -256,8 +256,9 @@ class FleetScreen(_FleetBase):
             return
         self.query_text = query
         self.query_one("#fleet-summary", Static).update(Text(f"Searching every agent for {query!r}…"))
-        manager, db = self.manager, self.db
-        self._read("search", lambda: manager.fleet_search(query, db, max_results=SEARCH_LIMIT))
+        provider, settings, db = self.manager.provider, self.manager.settings, self.db
+        self._read("search", lambda: fleet_search(db, query, provider=provider, settings=settings,
+                                                  max_results=SEARCH_LIMIT))
 
     def _found(self, message: FleetRead) -> None:
         summary = self.query_one("#fleet-summary", Static)

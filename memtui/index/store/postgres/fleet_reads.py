@@ -55,12 +55,14 @@ def fleet_id_parts(name: str) -> tuple[int, str]:
 
 class FleetReads:
     """The search reads of every live index in the database of `conn` (autocommit, read only), for queries of
-    `model` (None: keywords only)."""
+    `model` (None: keywords only); `exact` compares the query with every vector even where an hnsw index is."""
 
     fts_tokenizer = "porter"
 
-    def __init__(self, conn: Any, tokenizer: Tokenizer, model: str | None, vector_error: str | None) -> None:
+    def __init__(self, conn: Any, tokenizer: Tokenizer, model: str | None, vector_error: str | None, *,
+                 exact: bool = False) -> None:
         self.conn = conn
+        self.exact = exact
         self.tokenizer = tokenizer
         self.model = model
         self._vector_error = vector_error
@@ -93,7 +95,8 @@ class FleetReads:
         self._dims = max(set(dims), key=dims.count) if dims else None
         self._gens_of_model = [gen for gen, d, _other in of_model if d == self._dims]
         self._mixed = [gen for gen, d, other in of_model if d == self._dims and other]
-        self._ann = self._dims is not None and self._vector_error is None and ann_index(self.conn, self._dims)
+        self._ann = not self.exact and self._dims is not None and self._vector_error is None and \
+            ann_index(self.conn, self._dims)
         self._mtimes = {}
 
     # -- what the fleet is ------------------------------------------------------------------
