@@ -12,14 +12,23 @@ import pytest
 from memtui.errors import ConfigError, StoreError
 from memtui.index.store import Store
 from memtui.index.store.postgres import PostgresStore
-from memtui.index.store.protocol import IndexStore
+from memtui.index.store.postgres.fleet_reads import FleetReads
+from memtui.index.store.protocol import IndexStore, SearchReads
 from memtui.settings.config import resolve_memory_search
 
 PACKAGE = Path(__file__).resolve().parents[1] / "memtui"
 # The store's users: searcher, indexer, manager, status, workspace identity, the in-memory accelerator.
 USERS = ("search/engine.py", "index/indexer.py", "manager/facade.py", "manager/status.py", "index/identity.py",
          "search/accelerator.py", "search/fast_search.py")
-MEMBERS = {name for name in dir(IndexStore) if not name.startswith("_")} | set(IndexStore.__annotations__)
+
+
+def members(protocol: type) -> set[str]:
+    """The public methods, properties and attributes a protocol names, its bases' included."""
+    annotated = {name for klass in protocol.__mro__ for name in getattr(klass, "__annotations__", {})}
+    return {name for name in dir(protocol) if not name.startswith("_")} | annotated
+
+
+MEMBERS = members(IndexStore)
 
 
 def used_members(path: Path) -> set[str]:
@@ -38,14 +47,17 @@ def used_members(path: Path) -> set[str]:
 def test_the_interface_names_everything_the_engine_uses() -> None:
     used = set().union(*(used_members(PACKAGE / name) for name in USERS))
     assert used - MEMBERS == set()
+    assert used_members(PACKAGE / "search/engine.py") - members(SearchReads) == set()  # the fleet's reads suffice
 
 
-@pytest.mark.parametrize("store", [Store, PostgresStore])
-def test_both_stores_implement_every_member(store: type) -> None:
-    missing = [name for name in MEMBERS if not hasattr(store, name) and name not in store.__init__.__code__.co_names]
+@pytest.mark.parametrize(("store", "protocol"), [(Store, IndexStore), (PostgresStore, IndexStore),
+                                                 (FleetReads, SearchReads)])
+def test_every_store_implements_every_member(store: type, protocol: type) -> None:
+    names = members(protocol)
+    missing = [name for name in names if not hasattr(store, name) and name not in store.__init__.__code__.co_names]
     assert missing == []
-    for name in MEMBERS:
-        wanted = getattr(IndexStore, name, None)
+    for name in names:
+        wanted = getattr(protocol, name, None)
         if inspect.isfunction(wanted):
             assert list(inspect.signature(getattr(store, name)).parameters) == \
                 list(inspect.signature(wanted).parameters), name
