@@ -64,20 +64,37 @@ def test_status_fleet_lists_every_agent_with_its_writer(tmp_path: Path) -> None:
     assert f"  beta · {envs['beta'].workspace_dir} · 1 files · 1 chunks · generation " in text
 
 
-def test_search_fleet_merges_every_agent_by_score(tmp_path: Path) -> None:
+def test_search_fleet_scores_the_fleet_as_one_corpus(tmp_path: Path) -> None:
+    """Each chunk gets the score one index holding every agent's files would give it (the fleet's BM25
+    statistics): here an agent whose workspace holds alpha's and beta's notes, in a database of its own."""
     envs = fleet(tmp_path)
-    found = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "zebra ledger"))["results"]
-    assert sorted(hit["agent"] for hit in found) == ["alpha", "beta"]
-    assert [hit["score"] for hit in found] == sorted((hit["score"] for hit in found), reverse=True)
-    for hit in found:  # the score that agent's own search gives the chunk
-        own = as_json(cli(envs[hit["agent"]], "search", "--json", "--min-score", "0", "zebra ledger"))["results"]
-        assert [(h["path"], h["startLine"], h["score"]) for h in own][:1] == \
-            [(hit["path"], hit["startLine"], hit["score"])]
-    only_beta = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "otter"))["results"]
-    assert [(hit["agent"], hit["path"]) for hit in only_beta] == [("beta", "MEMORY.md")]
-    lines = cli(envs["alpha"], "search", "--fleet", "webhook gateway").stdout.splitlines()
-    assert lines[0] == "Fleet: 2 agents searched by keywords (no embedding provider)"
-    assert " beta MEMORY.md:1-5" in lines[2] and "- Beta owns the webhook gateway." in lines[3:9]
+    extra = {"alpha": ["The audit trail lives in the ledger archive.", "Friday deploys need two reviewers."],
+             "beta": ["The webhook gateway retries five times."]}
+    union = tmp_path / "union"
+    (union / "memory").mkdir(parents=True)
+    for agent, notes in extra.items():
+        workspace = envs[agent].workspace_dir
+        for number, note in enumerate(notes, start=1):
+            (workspace / "memory" / f"2026-04-0{number}.md").write_text(f"# Day\n\n- {note}\n", encoding="utf-8")
+        with MemoryManager(envs[agent]) as manager:
+            manager.sync()
+        for path in [workspace / "MEMORY.md", *sorted((workspace / "memory").glob("*.md"))]:
+            (union / "memory" / f"{agent}-{path.name}").write_text(path.read_text(encoding="utf-8"), encoding="utf-8")
+    one = env_for(tmp_path / "union", union, fresh_database(), "union")
+    with MemoryManager(one) as manager:
+        manager.sync()
+    for query in ("zebra ledger", "webhook gateway retries", "otter", "audit deploys"):
+        found = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "--min-score", "0", query))["results"]
+        alone = as_json(cli(one, "search", "--json", "--min-score", "0", query))["results"]
+        assert [hit["score"] for hit in found] == [hit["score"] for hit in alone], query
+        assert [hit["snippet"].strip() for hit in found] == [hit["snippet"].split("\n\nSource: ")[0].strip()
+                                                             for hit in alone]  # that JSON cites the file
+    both = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "zebra ledger"))["results"]
+    assert {hit["agent"] for hit in both} == {"alpha", "beta"}
+    assert [hit["score"] for hit in both] == sorted((hit["score"] for hit in both), reverse=True)
+    otter = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "otter"))["results"]
+    own = as_json(cli(envs["beta"], "search", "--json", "--min-score", "0", "otter"))["results"]
+    assert otter[0]["score"] > 0.4 > 0.01 > own[0]["score"]  # rare in the fleet; in beta's 2 chunks, barely weighed
 
 
 def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:

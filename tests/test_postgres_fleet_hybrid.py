@@ -111,8 +111,8 @@ def test_the_fleet_normalises_by_its_best_and_names_each_agent(two_agents: dict[
     candidates = found.response.candidates
     assert max(c.vector_score or 0 for c in candidates) == pytest.approx(1.0)  # over the fleet's best cosine
     assert max(c.text_score or 0 for c in candidates) == pytest.approx(1.0)  # over the fleet's best bm25
-    assert [(h.agent, h.path) for h in found.hits[:2]] == [("alpha", "memory/2026-04-28.md"),
-                                                           ("beta", "memory/2026-04-30.md")]  # both words
+    assert {(h.agent, h.path) for h in found.hits[:2]} == {("alpha", "memory/2026-04-28.md"),
+                                                           ("beta", "memory/2026-04-30.md")}  # both words
     assert found.coverage() == ("2 agents searched: keywords in all, the query's vector (hashed-trigram-64, exact) "
                                 "in 2")
 

@@ -18,11 +18,13 @@ import pytest
 from postgres_server import fresh_database
 
 from memtui.index.store.postgres import PostgresStore, maxscore
+from memtui.index.store.postgres.bm25 import Scope
 from memtui.index.store.schema import META_KEY, ChunkRow
 from memtui.search.tokenizer import PorterTokenizer
 
 DEMO = Path(__file__).resolve().parents[1] / "memtui" / "demo" / "data" / "state" / "workspace"
-LIVE = "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL"
+LIVE = Scope("SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL")
+POOLED = Scope(LIVE.gens, pooled=True)  # a fleet search: the fleet's statistics
 
 
 def words() -> list[str]:
@@ -89,14 +91,14 @@ def with_phrases(vocabulary: list[str], count: int) -> list[list[list[str]]]:
     return found
 
 
-def compare(conn: Any, gens: str, terms_list: list[list[str]] | list[list[list[str]]], limit: int) -> Counter[str]:
+def compare(conn: Any, scope: Scope, terms_list: list[list[str]] | list[list[list[str]]], limit: int) -> Counter[str]:
     """Assert the pruned ranking equals the exhaustive one for every query (terms, or phrases); how each was
     answered."""
     run = lambda sql, params: conn.execute(sql, params).fetchall()  # noqa: E731
     ways: Counter[str] = Counter()
     for terms in terms_list:
         phrases = [term if isinstance(term, list) else [term] for term in terms]
-        exhaustive = maxscore._exhaustive(run, phrases, gens, "", limit)
+        exhaustive = maxscore._exhaustive(run, phrases, scope, "", limit)
         seen: list[str] = []
 
         def watched(sql: str, params: dict[str, Any], seen: list[str] = seen) -> list[tuple[Any, ...]]:
@@ -104,7 +106,7 @@ def compare(conn: Any, gens: str, terms_list: list[list[str]] | list[list[list[s
                         else "pruned" if "b0 AS" in sql else "probe" if "best AS" in
                         sql else "bounds" if "ms_lexemes" in params else "exhaustive")
             return run(sql, params)
-        pruned = maxscore.top_chunks(watched, phrases, gens, filters="", limit=limit)
+        pruned = maxscore.top_chunks(watched, phrases, scope, filters="", limit=limit)
         assert [(r[0], r[1], r[2], r[9]) for r in pruned] == [(r[0], r[1], r[2], r[9]) for r in exhaustive], terms
         ways[seen[-1]] += 1
     return ways
@@ -115,7 +117,7 @@ def test_pruned_top_k_equals_reading_every_posting(fleet: tuple[str, list[Postgr
                                                    monkeypatch: pytest.MonkeyPatch, limit: int) -> None:
     url, stores, vocabulary = fleet
     with psycopg.connect(url, autocommit=True) as conn:
-        agent_gen = f"SELECT live_gen FROM memtui.indexes WHERE id = {stores[0].index_id}"
+        agent_gen = Scope(f"SELECT live_gen FROM memtui.indexes WHERE id = {stores[0].index_id}")
         assert compare(conn, LIVE, queries(vocabulary, 30), limit)["exhaustive"] == 30  # small: read it all
         monkeypatch.setattr(maxscore, "EXHAUSTIVE_BELOW", 0)  # as if it were large
         chosen = compare(conn, LIVE, queries(vocabulary, 60), limit) + compare(conn, agent_gen,
@@ -123,13 +125,16 @@ def test_pruned_top_k_equals_reading_every_posting(fleet: tuple[str, list[Postgr
         assert chosen["pruned"] >= 20 and chosen["exhaustive"] >= 5, chosen  # by the share of essential postings
         monkeypatch.setattr(maxscore, "EXHAUSTIVE_SHARE", 1.0)
         monkeypatch.setattr(maxscore, "SEEK_COST", 1)  # every term looked up by key
-        forced = compare(conn, LIVE, queries(vocabulary, 80), limit)
+        forced = compare(conn, LIVE, queries(vocabulary, 60), limit) + compare(conn, POOLED,
+                                                                               queries(vocabulary, 40), limit)
         assert forced["pruned"] >= 60, forced
         monkeypatch.setattr(maxscore, "SEEK_COST", 10**9)  # the first one read whole and merged by hashing
-        merged = compare(conn, LIVE, queries(vocabulary, 80), limit)
+        merged = compare(conn, LIVE, queries(vocabulary, 60), limit) + compare(conn, POOLED,
+                                                                               queries(vocabulary, 40), limit)
         assert merged["merged"] >= 40, merged
         monkeypatch.setattr(maxscore, "SEEK_COST", 4)
-        phrased = compare(conn, LIVE, with_phrases(vocabulary, 60), limit) + compare(
+        phrased = compare(conn, LIVE, with_phrases(vocabulary, 40), limit) + compare(
+            conn, POOLED, with_phrases(vocabulary, 30), limit) + compare(
             conn, agent_gen, with_phrases(vocabulary, 40), limit)
         assert phrased["phrases"] >= 40, phrased
 
@@ -149,7 +154,7 @@ def test_deleted_postings_leave_wider_bounds_and_the_same_answers(
             assert kept == counted
             monkeypatch.setattr(maxscore, "EXHAUSTIVE_BELOW", 0)
             monkeypatch.setattr(maxscore, "EXHAUSTIVE_SHARE", 1.0)
-            ways = compare(conn, f"SELECT {store._write_gen()}", queries(vocabulary, 60), 6)
+            ways = compare(conn, Scope(f"SELECT {store._write_gen()}"), queries(vocabulary, 60), 6)
             assert ways["pruned"] + ways["merged"] >= 30, ways
     finally:
         store.close()

@@ -1,6 +1,7 @@
 """Searching every agent of a PostgreSQL store at once (`memtui search --fleet`, the TUI's fleet view), ranked as
-an agent's own search ranks (the memtui profile: keywords, the query's vector, their fusion, decay and minScore),
-over the fleet's candidates: each side is normalised by the fleet's best, so scores compare across agents."""
+an agent's own search ranks (the memtui profile: keywords, the query's vector, their fusion, decay and minScore)
+as if one index held the whole fleet: BM25 with the fleet's statistics, each side normalised by the fleet's best
+candidate, so scores compare across agents (one agent alone in the database gets its own search's answer)."""
 
 from __future__ import annotations
 

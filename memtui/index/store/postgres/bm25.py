@@ -3,14 +3,16 @@
 FTS5 (`fts5_aux.c`): per phrase i of the query, IDF = ln((N - n_i + 0.5) / (n_i + 0.5)), 1e-6 when not positive;
 score = Σ_i IDF_i · (f_i · (k1 + 1)) / (f_i + k1 · (1 - b + b · D / avgdl)), with k1 = 1.2, b = 0.75, N the
 generation's chunks, avgdl its terms per chunk, D the chunk's terms, f_i the phrase's occurrences in the chunk,
-n_i the chunks holding it; the result is -score. The SQL below computes the same double-precision expressions
-in the same order (the sum in phrase order), so ranks and scores agree to the last bit.
+n_i the chunks holding it (N, avgdl and n_i over all the generations of a pooled `Scope`); the result is -score.
+The SQL below computes the same double-precision expressions in the same order (the sum in phrase order), so
+ranks and scores agree to the last bit.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 _PHRASE = re.compile(r'"([^"]*)"')
@@ -21,19 +23,40 @@ BM25_WEIGHT = (f"idf.value * ((h.tf * ({_K1} + 1.0::float8)) / (h.tf + {_K1} * (
                "h.length / idf.avgdl)))")
 
 
+@dataclass(frozen=True)
+class Scope:
+    """The generations a ranking reads (`gens`: SQL selecting them) and the statistics that score their chunks:
+    each chunk its own generation's (an agent's search, as its SQLite store scores it), or with `pooled` those of
+    all the generations as one corpus (a fleet search: N, the average length and each term's chunk count summed
+    over them, so that a small agent's rare word weighs what it weighs in the fleet)."""
+
+    gens: str
+    pooled: bool = False
+
+    def generations(self) -> str:
+        """The CTE `g`: (gen, chunks, tokens) of each generation holding chunks, the counts pooled or its own."""
+        counts = "sum(chunks) OVER ()::bigint, sum(tokens) OVER ()::bigint" if self.pooled else "chunks, tokens"
+        return (f"g (gen, chunks, tokens) AS MATERIALIZED (SELECT gen, {counts} FROM memtui.generations WHERE gen IN "
+                f"({self.gens}) AND chunks > 0)")
+
+    def per_phrase(self, alias: str) -> str:
+        """The window partition counting a phrase's chunks (`alias`: the rows with `gen` and `i`)."""
+        return f"{alias}.i" if self.pooled else f"{alias}.gen, {alias}.i"
+
+
 def match_phrases(match: str, tokens: Callable[[str], list[str]], term: Callable[[str], str]) -> list[list[str]]:
     """The phrases of a MATCH expression of quoted phrases joined with OR (`fts_query.stemmed_match`), each as
     the terms FTS5's `porter unicode61` tokenizer makes of it: its word `tokens`, each through `term`."""
     return [[term(token) for token in tokens(phrase)] for phrase in _PHRASE.findall(match)]
 
 
-def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
-    """SQL and parameters ranking the chunks of the generations `gens` (SQL selecting them) for the OR of
-    `phrases`, each chunk scored with its own generation's statistics: (gen, seq, id, path, source, start_line,
-    end_line, model, text, bm25), best first, ties by generation and seq; `filters` (SQL on `c`, the chunks row)
-    is applied before the limit."""
+def keyword_sql(phrases: Sequence[Sequence[str]], scope: Scope, *, filters: str,
+                limit: int) -> tuple[str, dict[str, Any]]:
+    """SQL and parameters ranking the chunks of the generations of `scope` for the OR of `phrases`, with its
+    statistics: (gen, seq, id, path, source, start_line, end_line, model, text, bm25), best first, ties by
+    generation and seq; `filters` (SQL on `c`, the chunks row) is applied before the limit."""
     if phrases and all(len(phrase) == 1 for phrase in phrases):
-        return _terms_sql([phrase[0] for phrase in phrases], gens, filters=filters, limit=limit)
+        return _terms_sql([phrase[0] for phrase in phrases], scope, filters=filters, limit=limit)
     params: dict[str, Any] = {"limit": limit}
     parts: list[str] = []
     singles = [(i, phrase[0]) for i, phrase in enumerate(phrases) if len(phrase) == 1]
@@ -50,10 +73,9 @@ def keyword_sql(phrases: Sequence[Sequence[str]], gens: str, *, filters: str, li
         return "", params
     hits = " UNION ALL ".join(parts)
     sql = (
-        f"WITH g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) "
-        f"AND chunks > 0), hits AS MATERIALIZED ({hits}), "
+        f"WITH {scope.generations()}, hits AS MATERIALIZED ({hits}), "
         # one row per (generation, phrase), joined to the hits by hash (its own join to g made a nested loop)
-        f"idf AS MATERIALIZED ({counted_idf('hits')}), "
+        f"idf AS MATERIALIZED ({counted_idf('hits', scope)}), "
         f"scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY h.i) AS score FROM hits h JOIN idf ON "
         f"idf.gen = h.gen AND idf.i = h.i GROUP BY h.gen, h.seq) {ranked_rows(filters)}"
     )
@@ -68,21 +90,24 @@ def idf_columns(chunks: str, tokens: str, n: str) -> str:
             "x) v)")
 
 
-def counted_idf(hits: str) -> str:
+def counted_idf(hits: str, scope: Scope) -> str:
     """Per (generation, phrase) of the CTE `hits` (gen, i, seq, …): i, and the `idf_columns` of the chunks it
-    counts there (`g` the generations)."""
-    return (f"SELECT h.gen, h.i, v.value, v.avgdl FROM (SELECT gen, i, count(*) AS n FROM {hits} GROUP BY gen, i) h "
-            f"JOIN g ON g.gen = h.gen CROSS JOIN LATERAL {idf_columns('g.chunks', 'g.tokens', 'h.n')} v")
+    counts there, or in all the generations when `scope` pools them (`g` the generations)."""
+    return (f"SELECT h.gen, h.i, v.value, v.avgdl FROM (SELECT gen, i, sum(count(*)) OVER (PARTITION BY "
+            f"{scope.per_phrase(hits)})::bigint AS n FROM {hits} GROUP BY gen, i) h JOIN g ON g.gen = h.gen CROSS "
+            f"JOIN LATERAL {idf_columns('g.chunks', 'g.tokens', 'h.n')} v")
 
 
-def term_idf(gens: str) -> str:
-    """The CTEs `g` (the generations `gens` holding chunks) and `idf` (per generation and query term: i, lexeme,
-    FTS5's IDF and the average length), the terms `%(q_i)s` / `%(q_lexeme)s`, each term's chunk count read from
-    the writer's `memtui.terms`."""
-    return (f"g AS MATERIALIZED (SELECT gen, chunks, tokens FROM memtui.generations WHERE gen IN ({gens}) AND "
-            "chunks > 0), idf AS MATERIALIZED (SELECT g.gen, q.i, q.lexeme, v.value, v.avgdl FROM g CROSS JOIN "
-            "unnest(%(q_i)s::int[], %(q_lexeme)s::text[]) AS q(i, lexeme) JOIN memtui.terms t ON t.gen = g.gen AND "
-            f"t.lexeme = q.lexeme AND t.df > 0 CROSS JOIN LATERAL {idf_columns('g.chunks', 'g.tokens', 't.df')} v)")
+def term_idf(scope: Scope) -> str:
+    """The CTEs `g` (the generations of `scope` holding chunks) and `idf` (per generation holding a query term:
+    i, lexeme, FTS5's IDF and the average length, with `scope`'s statistics), the terms `%(q_i)s` /
+    `%(q_lexeme)s`, each term's chunk count read from the writer's `memtui.terms`."""
+    df = "sum(t.df) OVER (PARTITION BY q.i)::bigint" if scope.pooled else "t.df"
+    return (f"{scope.generations()}, held AS MATERIALIZED (SELECT g.gen, q.i, q.lexeme, g.chunks, g.tokens, {df} AS "
+            "df FROM g CROSS JOIN unnest(%(q_i)s::int[], %(q_lexeme)s::text[]) AS q(i, lexeme) JOIN memtui.terms t "
+            "ON t.gen = g.gen AND t.lexeme = q.lexeme AND t.df > 0), idf AS MATERIALIZED (SELECT h.gen, h.i, "
+            f"h.lexeme, v.value, v.avgdl FROM held h CROSS JOIN LATERAL {idf_columns('h.chunks', 'h.tokens', 'h.df')} "
+            "v)")
 
 
 def ranked_rows(filters: str) -> str:
@@ -96,11 +121,11 @@ def ranked_rows(filters: str) -> str:
             f"bm25 FROM {ranked}{filters} ORDER BY s.score DESC, s.gen, s.seq LIMIT %(limit)s")
 
 
-def _terms_sql(lexemes: Sequence[str], gens: str, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
+def _terms_sql(lexemes: Sequence[str], scope: Scope, *, filters: str, limit: int) -> tuple[str, dict[str, Any]]:
     """`keyword_sql` for phrases of one term each: every posting of the terms read once, straight into the sums
     (the IDF from `memtui.terms`, the chunk count the postings would give)."""
     params = {"q_i": list(range(len(lexemes))), "q_lexeme": list(lexemes), "limit": limit}
-    sql = (f"WITH {term_idf(gens)}, scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score "
+    sql = (f"WITH {term_idf(scope)}, scored AS (SELECT h.gen, h.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score "
            "FROM idf JOIN memtui.postings h ON h.gen = idf.gen AND h.lexeme = idf.lexeme GROUP BY h.gen, h.seq) "
            f"{ranked_rows(filters)}")
     return sql, params

@@ -2,8 +2,9 @@
 PostgreSQL store at once, so that a fleet search ranks as an agent's own search ranks, on the fleet's candidates.
 
 A chunk is named `<generation>:<chunk id>` (ids repeat across agents: the same file indexed by two agents) and
-`origin` gives its agent and workspace. Keywords score every agent's chunks with that agent's own BM25 statistics,
-whatever model embedded them; vectors are compared only with the chunks of the query's model and dimension (another
+`origin` gives its agent and workspace. Keywords score every agent's chunks by BM25 with the fleet's statistics
+(the fleet as one corpus: a small agent's rare word weighs what it weighs in the fleet), whatever model embedded
+them; vectors are compared only with the chunks of the query's model and dimension (another
 model's cosines mean nothing): exactly, or through the approximate index `fleet_ann` builds for that dimension.
 Searches run inside `reading()`: one snapshot, so a generation flipped meanwhile is not half seen.
 """
@@ -17,7 +18,7 @@ from typing import Any
 
 from memtui.errors import StoreError
 from memtui.index.annotations import RecallMetadata
-from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.bm25 import Scope, match_phrases
 from memtui.index.store.postgres.fleet_ann import ANN_SEARCH_WIDTH, ann_index
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.postgres.reads import (
@@ -31,6 +32,8 @@ from memtui.index.store.reads import parse_vector
 from memtui.index.store.schema import Capabilities, ChunkRow
 from memtui.index.terms import tokens
 
+# every agent's live index, scored as one corpus
+FLEET = Scope("SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL", pooled=True)
 _ROW = "c.gen, c.id, c.path, c.source, c.start_line, c.end_line, c.model, c.text"
 # (generation, chunk id) pairs given as two arrays
 _PAIRS = "(c.gen, c.id) IN (SELECT * FROM unnest(%(gens)s::bigint[], %(ids)s::text[]))"
@@ -171,11 +174,11 @@ class FleetReads:
 
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
-        """Every agent's chunks ranked by BM25 with that agent's own statistics (all its models and sources: each
-        agent's index holds what its own config chose)."""
+        """Every agent's chunks ranked by BM25 with the fleet's statistics, as if one index held them all (all
+        their models and sources: each agent's index holds what its own config chose)."""
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
-        rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases,
-                          "SELECT live_gen FROM memtui.indexes WHERE live_gen IS NOT NULL", filters="", limit=limit)
+        rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases, FLEET,
+                          filters="", limit=limit)
         found = [(self._row((int(r[0]), *r[2:9])), float(r[9])) for r in rows]
         self._read_mtimes([row for row, _ in found])
         return found

@@ -25,6 +25,7 @@ from memtui.index.store.postgres.bm25 import (
     BM25_WEIGHT,
     K1,
     B,
+    Scope,
     idf_columns,
     keyword_sql,
     phrase_hits,
@@ -71,36 +72,36 @@ def snapshot(conn: Any) -> Iterator[None]:
         yield
 
 
-def top_chunks(run: Run, phrases: Sequence[Sequence[str]], gens: str, *, filters: str,
+def top_chunks(run: Run, phrases: Sequence[Sequence[str]], scope: Scope, *, filters: str,
                limit: int) -> list[tuple[Any, ...]]:
-    """The rows `keyword_sql` gives for the OR of `phrases` over the generations `gens` (SQL selecting them, run
-    with `run`'s parameters), reading only the postings that can change them. The matches of phrases of several
+    """The rows `keyword_sql` gives for the OR of `phrases` over `scope` (its SQL run with `run`'s parameters),
+    reading only the postings that can change them. The matches of phrases of several
     terms are all read (they are rare: each needs its terms in a row); filtered searches, small ones and those of
     phrases alone run exhaustively."""
     singles = {i: phrase[0] for i, phrase in enumerate(phrases) if len(phrase) == 1}
     if filters or limit <= 0 or len(phrases) < 2 or not singles:
-        return _exhaustive(run, phrases, gens, filters, limit)
-    terms = _bounds(run, singles, len(phrases), gens)
+        return _exhaustive(run, phrases, scope, filters, limit)
+    terms = _bounds(run, singles, len(phrases), scope)
     postings = [sum(term.df[i] for term in terms.values()) for i in range(len(phrases))]
     total = sum(postings)
     if not terms or total < EXHAUSTIVE_BELOW:
-        return _exhaustive(run, phrases, gens, filters, limit)
+        return _exhaustive(run, phrases, scope, filters, limit)
     order = sorted(singles, key=lambda i: (-max(t.bound[i] for t in terms.values()), postings[i], i))
     probe, reached = 0, 0
     while probe < len(order) and reached < PROBE_SPREAD * limit:
         reached += postings[order[probe]]
         probe += 1
-    scores = sorted((float(row[0]) for row in run(*_probe_sql(singles, set(order[:probe]), gens,
+    scores = sorted((float(row[0]) for row in run(*_probe_sql(singles, set(order[:probe]), scope,
                                                                PROBE_POOL * limit))), reverse=True)
     if len(scores) < limit:
-        return _exhaustive(run, phrases, gens, filters, limit)
+        return _exhaustive(run, phrases, scope, filters, limit)
     threshold = scores[limit - 1]
     plans = {gen: term.plan(threshold) for gen, term in terms.items()}
     read = sum(terms[gen].df[i] for gen, (order_g, essential) in plans.items() for i in order_g[:essential])
     if read > EXHAUSTIVE_SHARE * total:
-        return _exhaustive(run, phrases, gens, filters, limit)
+        return _exhaustive(run, phrases, scope, filters, limit)
     multis = {i: phrase for i, phrase in enumerate(phrases) if len(phrase) > 1}
-    return run(*_pruned_sql(singles, multis, terms, plans, threshold, gens, limit))
+    return run(*_pruned_sql(singles, multis, terms, plans, threshold, scope, limit))
 
 
 @dataclass(frozen=True)
@@ -121,24 +122,25 @@ class _GenTerms:
         return order, essential
 
 
-def _exhaustive(run: Run, phrases: Sequence[Sequence[str]], gens: str, filters: str,
+def _exhaustive(run: Run, phrases: Sequence[Sequence[str]], scope: Scope, filters: str,
                 limit: int) -> list[tuple[Any, ...]]:
-    sql, params = keyword_sql(phrases, gens, filters=filters, limit=limit)
+    sql, params = keyword_sql(phrases, scope, filters=filters, limit=limit)
     return run(sql, params) if sql else []
 
 
-def _bounds(run: Run, singles: dict[int, str], count: int, gens: str) -> dict[int, _GenTerms]:
+def _bounds(run: Run, singles: dict[int, str], count: int, scope: Scope) -> dict[int, _GenTerms]:
     """Per generation holding chunks, the bound and chunk count of each of the `count` phrases that is a single
-    term (`singles`: its index and term; the others' stay 0)."""
-    rows = run(f"SELECT g.gen, g.chunks, g.tokens, t.lexeme, t.df, t.max_tf, t.min_length FROM "
-               f"memtui.generations g LEFT JOIN memtui.terms t ON t.gen = g.gen AND t.lexeme = ANY(%(ms_lexemes)s) "
-               f"AND t.df > 0 WHERE g.gen IN ({gens}) AND g.chunks > 0", {"ms_lexemes": list(singles.values())})
+    term (`singles`: its index and term; the others' stay 0), with `scope`'s statistics."""
+    rows = run(f"WITH {scope.generations()} SELECT g.gen, g.chunks, g.tokens, t.lexeme, t.df, sum(t.df) OVER "
+               "(PARTITION BY t.lexeme), t.max_tf, t.min_length FROM g LEFT JOIN memtui.terms t ON t.gen = g.gen AND "
+               "t.lexeme = ANY(%(ms_lexemes)s) AND t.df > 0", {"ms_lexemes": list(singles.values())})
     terms: dict[int, _GenTerms] = {}
-    for gen, chunks, tokens, lexeme, df, max_tf, min_length in rows:
+    for gen, chunks, tokens, lexeme, df, pooled_df, max_tf, min_length in rows:
         term = terms.setdefault(int(gen), _GenTerms([0.0] * count, [0] * count))
         if lexeme is None:
             continue
-        x = math.log(((int(chunks) - int(df)) + 0.5) / (int(df) + 0.5))
+        n = int(pooled_df) if scope.pooled else int(df)
+        x = math.log(((int(chunks) - n) + 0.5) / (n + 0.5))
         idf = x if x > 0 else 1e-6
         avgdl = int(tokens) / int(chunks)
         most = max_tf * (K1 + 1.0) / (max_tf + K1 * (1.0 - B + B * min_length / avgdl))
@@ -153,11 +155,11 @@ def _params(singles: dict[int, str], limit: int) -> dict[str, Any]:
     return {"q_i": list(singles), "q_lexeme": list(singles.values()), "limit": limit}
 
 
-def _probe_sql(singles: dict[int, str], probed: set[int], gens: str, limit: int) -> tuple[str, dict[str, Any]]:
+def _probe_sql(singles: dict[int, str], probed: set[int], scope: Scope, limit: int) -> tuple[str, dict[str, Any]]:
     """The scores by every single term of the `limit` chunks best by the `probed` terms alone: each is at most
     the chunk's full score, so their k-th best bounds the real k-th from below."""
     sql = (
-        f"WITH {term_idf(gens)}, "
+        f"WITH {term_idf(scope)}, "
         "part AS (SELECT idf.gen, h.seq, sum(" + BM25_WEIGHT + ") AS score FROM idf CROSS JOIN LATERAL (SELECT "
         "p.seq, p.tf, p.length FROM memtui.postings p WHERE p.gen = idf.gen AND p.lexeme = idf.lexeme LIMIT "
         "%(ms_cap)s) h WHERE idf.i = ANY(%(ms_probed)s) GROUP BY idf.gen, h.seq), "
@@ -169,7 +171,7 @@ def _probe_sql(singles: dict[int, str], probed: set[int], gens: str, limit: int)
 
 
 def _pruned_sql(singles: dict[int, str], multis: dict[int, Sequence[str]], terms: dict[int, _GenTerms],
-                plans: dict[int, tuple[list[int], int]], threshold: float, gens: str,
+                plans: dict[int, tuple[list[int], int]], threshold: float, scope: Scope,
                 limit: int) -> tuple[str, dict[str, Any]]:
     """The top `limit`. In each generation, one pass over the postings of its essential terms, and over the
     matches of the phrases of several terms, gives each chunk holding one its partial score; a chunk stays a
@@ -194,7 +196,7 @@ def _pruned_sql(singles: dict[int, str], multis: dict[int, Sequence[str]], terms
         matches = " UNION ALL ".join(phrase_hits(i, phrase, params, sizes=True) for i, phrase in multis.items())
         ctes += [f"ph (gen, i, seq, tf, length, chunks, tokens) AS MATERIALIZED ({matches})",
                  f"phw AS MATERIALIZED (SELECT h.gen, h.i, h.seq, {BM25_WEIGHT} AS w FROM (SELECT p.*, count(*) OVER "
-                 "(PARTITION BY p.gen, p.i) AS n FROM ph p) h CROSS JOIN LATERAL "
+                 f"(PARTITION BY {scope.per_phrase('p')}) AS n FROM ph p) h CROSS JOIN LATERAL "
                  f"{idf_columns('h.chunks', 'h.tokens', 'h.n')} idf)"]
         read_terms += " UNION ALL SELECT gen, seq, w FROM phw"
     ctes.append(f"part AS (SELECT u.gen, u.seq, sum(u.w) AS score FROM ({read_terms}) u GROUP BY u.gen, u.seq)")
@@ -220,7 +222,7 @@ def _pruned_sql(singles: dict[int, str], multis: dict[int, Sequence[str]], terms
         weights += f" UNION ALL SELECT gen, seq, -1, NULL, true FROM {previous} UNION ALL SELECT gen, seq, i, w, " \
                    "false FROM phw"
     sql = (
-        f"WITH {term_idf(gens)}, {', '.join(ctes)}, "
+        f"WITH {term_idf(scope)}, {', '.join(ctes)}, "
         f"scored AS (SELECT x.gen, x.seq, sum(x.w ORDER BY x.i) AS score FROM ({weights}) x GROUP BY x.gen, x.seq "
         f"HAVING bool_or(x.kept)) {ranked_rows('')}"
     )

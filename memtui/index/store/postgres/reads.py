@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from memtui.index.annotations import RecallMetadata
-from memtui.index.store.postgres.bm25 import match_phrases
+from memtui.index.store.postgres.bm25 import Scope, match_phrases
 from memtui.index.store.postgres.classic import COLUMNS as CLASSIC_COLUMNS
 from memtui.index.store.postgres.classic import ClassicTable
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
@@ -256,7 +256,7 @@ class PostgresReads:
         filters, params = self._filters(model, sources)
         with self.lock, snapshot(self.conn):
             rows = top_chunks(lambda sql, query_params: self._all(sql, **query_params, **params), phrases,
-                              "SELECT {gen}", filters=filters, limit=limit)
+                              Scope("SELECT {gen}"), filters=filters, limit=limit)
         return [(chunk_row(r[2:9]), float(r[9])) for r in rows]
 
     def keyword_search(self, match: str, limit: int, *, model: str | None, sources: Sequence[str] | None,
