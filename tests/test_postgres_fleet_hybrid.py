@@ -207,7 +207,8 @@ def test_cli_fleet_index_and_hybrid_search_over_http(tmp_path: Path) -> None:
         assert {hit["agent"] for hit in found["results"]} == {"alpha", "beta"}
         text = run(options, "search", "--fleet", "--explain", "payment gateway").stdout.splitlines()
         assert text[0].startswith("Fleet: 2 agents searched: keywords in all, the query's vector (")
-        assert "approximate, hnsw) in 2" in text[0] and any(line.startswith("Vector score: ") for line in text)
+        assert "approximate, hnsw) in 2" in text[0] and text[1].startswith("Keyword statistics: the fleet's")
+        assert any(line.startswith("Vector score: ") for line in text)
         server.fail("/v1/embeddings", 500, times=10, message="upstream down")
         down = json.loads(run(options, "search", "--fleet", "--json", "payment gateway").stdout)
         assert down["mode"] == "hybrid" and down["results"]

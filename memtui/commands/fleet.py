@@ -79,6 +79,7 @@ def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> i
         return 0
     print(f"Fleet: {found.coverage()}")
     if args.explain:
+        print("Keyword statistics: the fleet's (BM25 as if one index held every agent's chunks)")
         print("\n".join(explain_header(response, "memtui", provider.id if provider else "none")))
     print()
     if not found.hits:
