@@ -95,6 +95,10 @@ def test_search_fleet_scores_the_fleet_as_one_corpus(tmp_path: Path) -> None:
     otter = as_json(cli(envs["alpha"], "search", "--fleet", "--json", "otter"))["results"]
     own = as_json(cli(envs["beta"], "search", "--json", "--min-score", "0", "otter"))["results"]
     assert otter[0]["score"] > 0.4 > 0.01 > own[0]["score"]  # rare in the fleet; in beta's 2 chunks, barely weighed
+    lines = cli(envs["alpha"], "search", "--fleet", "otter").stdout.splitlines()
+    assert lines[0] == "Fleet: 2 agents searched: keywords in all, no query vector (no embedding provider)"
+    assert lines[2].endswith(" beta MEMORY.md:1-5")
+    assert "- The otter queue drains into the zebra ledger nightly." in lines
 
 
 def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:

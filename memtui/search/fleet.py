@@ -68,18 +68,21 @@ class FleetResponse:
     model: str | None
     approximate: bool
 
-    def coverage(self) -> str:
-        """How the fleet was searched: `106 agents searched: keywords in all, the query's vector (bge-small, exact) in
-        104 (2 embed with another model)`."""
-        agents = f"{self.agents} agent{'s' if self.agents != 1 else ''} searched"
+    def vectors(self) -> str:
+        """How the vector side went: `the query's vector (bge-small, exact) in 104 (2 embed with another model)`,
+        or why there was none."""
         if self.model is None:
-            return f"{agents} by keywords (no embedding provider)"
+            return "no query vector (no embedding provider)"
         if self.response.vector_skipped:
-            return f"{agents} by keywords (the query has no vector: {self.response.vector_skipped})"
+            return f"no query vector ({self.response.vector_skipped})"
         how = "approximate, hnsw" if self.approximate else "exact"
         others = self.agents - self.agents_with_vectors
-        return (f"{agents}: keywords in all, the query's vector ({self.model}, {how}) in {self.agents_with_vectors}"
+        return (f"the query's vector ({self.model}, {how}) in {self.agents_with_vectors}"
                 + (f" ({others} embed with another model)" if others else ""))
+
+    def coverage(self) -> str:
+        """How the fleet was searched: `106 agents searched: keywords in all, ` and `vectors()`."""
+        return f"{self.agents} agent{'s' if self.agents != 1 else ''} searched: keywords in all, {self.vectors()}"
 
     def hit_json(self, hit: FleetHit) -> dict[str, Any]:
         """The JSON of one hit: agent, workspace, then the memory_search fields."""

@@ -268,8 +268,9 @@ class FleetScreen(_FleetBase):
         found: FleetResponse = message.data
         self.hits = found.hits
         agents = len({(hit.agent, hit.workspace) for hit in self.hits})
-        summary.update(Text(f"{plural(len(self.hits), 'hit')} for {self.query_text!r} from {plural(agents, 'agent')} "
-                            f"· {found.coverage()} · Enter: the chunk's text · l: the agents"))
+        summary.update(Text(f"{plural(len(self.hits), 'hit')} for {self.query_text!r} from {agents} of "
+                            f"{plural(found.agents, 'agent')} · keywords in all, {found.vectors()} · Enter: text · "
+                            "l: agents"))
         table = self.query_one("#fleet-hits", DataTable)
         table.clear()
         for number, hit in enumerate(self.hits):
