@@ -23,38 +23,24 @@ from memtui.settings.config import MemorySearchSettings
 
 @dataclass(frozen=True)
 class FleetHit:
-    """One chunk a fleet search returned: the agent and workspace it belongs to, and its candidate (score and
-    trace; its `id` is the fleet's name of the chunk, `chunk_id` the agent's)."""
+    """One chunk a fleet search returned: its agent and workspace, its id in that agent's index, where it is, its
+    text and final score, and its candidate (the whole trace; `candidate.id` is the fleet's name of the chunk)."""
 
     agent: str
     workspace: str
     chunk_id: str
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float
     candidate: Candidate
 
-    @property
-    def path(self) -> str:
-        """The chunk's file, relative to its agent's workspace."""
-        return self.candidate.path
-
-    @property
-    def start_line(self) -> int:
-        """First line of the chunk."""
-        return self.candidate.start_line
-
-    @property
-    def end_line(self) -> int:
-        """Last line of the chunk."""
-        return self.candidate.end_line
-
-    @property
-    def text(self) -> str:
-        """The chunk's text as indexed."""
-        return self.candidate.text
-
-    @property
-    def score(self) -> float:
-        """The final score."""
-        return self.candidate.score
+    @classmethod
+    def of(cls, origin: tuple[str, str, str], candidate: Candidate) -> FleetHit:
+        """The hit of a candidate whose (agent, workspace, chunk id) is `origin`."""
+        return cls(*origin, candidate.path, candidate.start_line, candidate.end_line, candidate.text,
+                   candidate.score, candidate)
 
 
 @dataclass(frozen=True)
@@ -112,7 +98,7 @@ def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: E
         searcher = _FleetSearcher(reads, embedded, settings, "memtui", reads.mtimes)
         response = searcher.search(query, options, now=now, query_vector=query_vector)
         response.vector_skipped = skipped or response.vector_skipped
-        hits = [FleetHit(*reads.origin(c.id), c) for c in response.results]
+        hits = [FleetHit.of(reads.origin(c.id), c) for c in response.results]
         return FleetResponse(response, hits, reads.agents(), reads.agents_with_vectors(), model, reads.approximate)
 
 

@@ -23,13 +23,14 @@ from memtui.index.store.postgres.fleet_ann import ANN_SEARCH_WIDTH, ann_index
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
 from memtui.index.store.postgres.reads import (
     VECTOR_BYTES,
+    SqlSearch,
     Tokenizer,
     chunk_row,
     little_endian,
     vector_text,
 )
 from memtui.index.store.reads import parse_vector
-from memtui.index.store.schema import Capabilities, ChunkRow
+from memtui.index.store.schema import ChunkRow
 from memtui.index.terms import tokens
 
 # every agent's live index, scored as one corpus
@@ -56,7 +57,7 @@ def fleet_id_parts(name: str) -> tuple[int, str]:
     return int(gen), chunk_id
 
 
-class FleetReads:
+class FleetReads(SqlSearch):
     """The search reads of every live index in the database of `conn` (autocommit, read only), for queries of
     `model` (None: keywords only); `exact` compares the query with every vector even where an hnsw index is."""
 
@@ -129,21 +130,8 @@ class FleetReads:
 
     # -- SearchReads ------------------------------------------------------------------------
 
-    @property
-    def capabilities(self) -> Capabilities:
-        """Keyword search always works; vectors need pgvector on the server."""
-        return Capabilities(fts_available=True, fts_error=None, vector_available=self._vector_error is None,
-                            vector_error=self._vector_error, driver="postgres (fleet)")
-
-    @property
-    def fts_available(self) -> bool:
-        """Keyword search always works (BM25 in SQL)."""
-        return True
-
-    @property
-    def has_stemmed_index(self) -> bool:
-        """Every generation holds the memtui profile's postings."""
-        return True
+    def _driver(self) -> str:
+        return "postgres (fleet)"
 
     def vector_dims(self) -> int | None:
         """The dimension of the query model's vectors (the most common, should agents disagree)."""

@@ -40,7 +40,34 @@ def chunk_row(row: Sequence[Any]) -> ChunkRow:
     return ChunkRow(row[0], row[1], row[2], int(row[3]), int(row[4]), "", row[5], row[6])
 
 
-class PostgresReads:
+class SqlSearch:
+    """What a reader of the postgres store can search with: keywords always (BM25 in SQL over the postings, the
+    memtui profile's keyword table), vectors when pgvector is on the server."""
+
+    _vector_error: str | None
+
+    def _driver(self) -> str:
+        """The driver's name in `capabilities`."""
+        raise NotImplementedError
+
+    @property
+    def capabilities(self) -> Capabilities:
+        """Keyword search always works; vectors need pgvector on the server."""
+        return Capabilities(fts_available=True, fts_error=None, vector_available=self._vector_error is None,
+                            vector_error=self._vector_error, driver=self._driver())
+
+    @property
+    def fts_available(self) -> bool:
+        """Always: keyword search is SQL over the postings."""
+        return True
+
+    @property
+    def has_stemmed_index(self) -> bool:
+        """Always: the postings are the memtui profile's keyword table."""
+        return True
+
+
+class PostgresReads(SqlSearch):
     """Queries on one index connection; `gen` is the SQL of the generation read (the live one, or a rebuild's)."""
 
     path: Path
@@ -73,21 +100,8 @@ class PostgresReads:
 
     # -- what it can do ---------------------------------------------------------------------
 
-    @property
-    def capabilities(self) -> Capabilities:
-        """Keyword search always works (BM25 in SQL); vectors need pgvector on the server."""
-        return Capabilities(fts_available=True, fts_error=None, vector_available=self._vector_error is None,
-                            vector_error=self._vector_error, driver=f"postgres ({self.server})")
-
-    @property
-    def fts_available(self) -> bool:
-        """Always: keyword search is SQL over the postings."""
-        return True
-
-    @property
-    def has_stemmed_index(self) -> bool:
-        """Always: the postings are the memtui profile's keyword table."""
-        return True
+    def _driver(self) -> str:
+        return f"postgres ({self.server})"
 
     def vector_dims(self) -> int | None:
         """The dimension of the generation's vectors (set by `ensure_vector_table`)."""
