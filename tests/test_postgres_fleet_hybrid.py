@@ -201,6 +201,7 @@ def test_cli_fleet_index_and_hybrid_search_over_http(tmp_path: Path) -> None:
             assert run(options, "index").returncode == 0
         built = json.loads(run(options, "fleet-index", "--json").stdout)
         assert built["dims"] == 16 and built["built"]
+        assert "is already there" in run(options, "fleet-index", "--dims", "16").stdout
         found = json.loads(run(options, "search", "--fleet", "--json", "--min-score", "0", "payment gateway").stdout)
         assert (found["mode"], found["agents"], found["agentsWithVectors"], found["approximate"]) == \
             ("hybrid", 2, 2, True)

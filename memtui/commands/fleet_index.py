@@ -9,7 +9,7 @@ from memtui.commands.args import agent_from_args
 from memtui.commands.fleet import connection
 from memtui.commands.output import print_json
 from memtui.errors import ConfigError
-from memtui.index.store.postgres.fleet_ann import build_ann, drop_ann, fleet_dims
+from memtui.index.store.postgres.fleet_ann import ANN_BUILD_WIDTH, ANN_LINKS, build_ann, drop_ann, fleet_dims
 
 
 def register(subparsers: argparse._SubParsersAction, parents: list[argparse.ArgumentParser]) -> None:
@@ -22,6 +22,10 @@ def register(subparsers: argparse._SubParsersAction, parents: list[argparse.Argu
     parser.add_argument("--drop", action="store_true", help="drop the index instead")
     parser.add_argument("--memory", default="2GB", metavar="SIZE", help="maintenance_work_mem of the build (the "
                         "graph should fit: about 1.2 x dims x 4 bytes a vector; default 2GB)")
+    parser.add_argument("--m", type=int, default=ANN_LINKS, metavar="M", help=f"hnsw links per vector (default "
+                        f"{ANN_LINKS}: more is better recall, a slower build and bigger index)")
+    parser.add_argument("--ef-construction", type=int, default=ANN_BUILD_WIDTH, metavar="N", help="hnsw candidates "
+                        f"kept while linking (default {ANN_BUILD_WIDTH})")
     parser.add_argument("--json", action="store_true", help="print what was done as JSON")
     parser.set_defaults(func=run)
 
@@ -42,13 +46,17 @@ def run(args: argparse.Namespace) -> int:
         if args.drop:
             done = {"dims": dims, "dropped": drop_ann(conn, dims)}
         else:
-            done = {"dims": dims, "built": True, "seconds": round(build_ann(conn, dims, args.memory), 1)}
+            seconds = build_ann(conn, dims, args.memory, links=args.m, candidates=args.ef_construction)
+            done = {"dims": dims, "built": seconds is not None, "seconds": None if seconds is None else
+                    round(seconds, 1)}
     if args.json:
         print_json(done)
     elif args.drop:
         print(f"Dropped the fleet vector index for {dims} dimensions." if done["dropped"] else
               f"There was no fleet vector index for {dims} dimensions.")
-    else:
+    elif done["built"]:
         print(f"Fleet vector index for {dims} dimensions ready ({done['seconds']} s): fleet searches of a "
               f"{dims}-dimension model read it.")
+    else:
+        print(f"The fleet vector index for {dims} dimensions is already there (--drop it to build another).")
     return 0

@@ -14,8 +14,10 @@ from typing import Any
 
 from memtui.errors import StoreError
 
-# hnsw.ef_search of a fleet search (at least the candidates asked for): SIFT-like recall 0.999 at 100k here
-ANN_SEARCH_WIDTH = 100
+# hnsw.ef_search of a fleet search (at least the candidates asked for), m and ef_construction of the build
+ANN_SEARCH_WIDTH = 200
+ANN_LINKS = 32
+ANN_BUILD_WIDTH = 128
 _FIND = ("SELECT c.relname, i.indisvalid, pg_relation_size(c.oid) FROM pg_index i JOIN pg_class c ON c.oid = "
          "i.indexrelid JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'memtui' AND c.relname ")
 
@@ -45,19 +47,24 @@ def fleet_dims(conn: Any) -> list[int]:
     return [int(dims) for (dims,) in rows]
 
 
-def build_ann(conn: Any, dims: int, memory: str) -> float:
-    """Build the fleet index for `dims` (replacing an invalid one) with `memory` of maintenance_work_mem (the graph
-    should fit: about 1.2 × dims × 4 bytes a vector); returns the seconds it took. `conn` must be autocommit."""
+def build_ann(conn: Any, dims: int, memory: str, *, links: int = ANN_LINKS,
+              candidates: int = ANN_BUILD_WIDTH) -> float | None:
+    """Build the fleet index for `dims` (replacing an invalid one) with hnsw's `m` = `links` and `ef_construction`
+    = `candidates`, and `memory` of maintenance_work_mem (the graph should fit: about 1.2 × dims × 4 bytes a
+    vector); the seconds it took, None when a valid one was there. `conn` must be autocommit."""
     if dims <= 0 or dims > 2000:
         raise StoreError(f"pgvector's hnsw indexes vectors of 1 to 2,000 dimensions, not {dims}",
                          "build the fleet index for the dimension your agents' models embed with")
     found = conn.execute(_FIND + "= %s", (ann_name(dims),)).fetchone()
-    if found and not found[1]:
+    if found and found[1]:
+        return None
+    if found:
         conn.execute(f"DROP INDEX CONCURRENTLY IF EXISTS memtui.{ann_name(dims)}")
     conn.execute("SELECT set_config('maintenance_work_mem', %s, false)", (memory,))
     began = time.perf_counter()
-    conn.execute(f"CREATE INDEX CONCURRENTLY IF NOT EXISTS {ann_name(dims)} ON memtui.vectors USING hnsw "
-                 f"((vec::vector({dims})) vector_cosine_ops) WHERE vector_dims(vec) = {dims}")
+    conn.execute(f"CREATE INDEX CONCURRENTLY {ann_name(dims)} ON memtui.vectors USING hnsw ((vec::vector({dims})) "
+                 f"vector_cosine_ops) WITH (m = {int(links)}, ef_construction = {int(candidates)}) WHERE "
+                 f"vector_dims(vec) = {dims}")
     return time.perf_counter() - began
 
 
