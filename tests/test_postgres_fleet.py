@@ -103,8 +103,13 @@ def test_search_fleet_scores_the_fleet_as_one_corpus(tmp_path: Path) -> None:
 
 def test_fleet_needs_the_postgres_store(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    run = cli(env_for(tmp_path, tmp_path / "ws", None), "status", "--fleet")
+    env = env_for(tmp_path, tmp_path / "ws", None)
+    run = cli(env, "status", "--fleet")
     assert run.returncode != 0 and "--fleet reads the agents of a PostgreSQL store" in run.stderr
+    for options, said in ((["--exact"], "--exact goes with --fleet"), (["--fleet", "--why", "MEMORY.md:1"], "no --why"),
+                          (["--fleet", "--profile", "openclaw"], "ranks with the memtui profile")):
+        refused = cli(env, "search", "otter", *options)
+        assert refused.returncode != 0 and said in refused.stderr
 
 
 def test_an_agents_files_and_chunks_read_from_the_database(tmp_path: Path) -> None:

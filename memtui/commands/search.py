@@ -107,6 +107,9 @@ def run(args: argparse.Namespace) -> int:
         raise SystemExit("memtui: error: a query is required (memtui search QUERY)")
     if args.exact and not args.fleet:
         raise SystemExit("memtui: error: --exact goes with --fleet (an agent's own search is always exact)")
+    if args.fleet and (args.why or args.profile not in (None, "memtui")):
+        raise SystemExit("memtui: error: --fleet ranks with the memtui profile and has no --why: search the agent "
+                         "itself (without --fleet) for those")
     env = agent_from_args(args)
     if args.fleet:
         from memtui.commands.fleet import print_fleet_search
