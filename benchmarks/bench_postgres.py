@@ -340,15 +340,15 @@ def fleet_searches(url: str, settings: MemorySearchSettings, queries: list[tuple
             latencies(runner(exact), texts, server)
             answers[name], out[name] = latencies(runner(exact), texts, server)
             out[name]["approximate"] = answers[name][0].approximate
-            out[name]["agents_in_top10_mean"] = round(statistics.fmean(len({h.agent for h in r.hits})
-                                                                       for r in answers[name]), 2)
-        if provider is not None:
-            out["identical_top10"] = sum(
-                [(h.agent, h.chunk_id) for h in a.hits] == [(h.agent, h.chunk_id) for h in b.hits]
-                for a, b in zip(answers["exact"], answers["approximate"], strict=True))
-            out["top10_overlap_mean"] = round(statistics.fmean(
-                len({(h.agent, h.chunk_id) for h in a.hits} & {(h.agent, h.chunk_id) for h in b.hits}) /
-                max(1, len(a.hits)) for a, b in zip(answers["exact"], answers["approximate"], strict=True)), 4)
+            out[name]["indexes_in_top10_mean"] = round(statistics.fmean(len({(h.agent, h.workspace) for h in r.hits})
+                                                                        for r in answers[name]), 2)
+        if provider is not None:  # a chunk is (agent, workspace, id): an agent indexed from two folders is two indexes
+            pairs = [([(h.agent, h.workspace, h.chunk_id) for h in a.hits], [(h.agent, h.workspace, h.chunk_id)
+                                                                            for h in b.hits])
+                     for a, b in zip(answers["exact"], answers["approximate"], strict=True)]
+            out["identical_top10"] = sum(exact == approximate for exact, approximate in pairs)
+            out["top10_overlap"] = round(sum(len(set(exact) & set(approximate)) for exact, approximate in pairs) /
+                                         max(1, sum(len(exact) for exact, _ in pairs)), 4)
         out["agents"] = answers[next(iter(answers))][0].agents
         out["chunks"] = int(conn.execute("SELECT sum(g.chunks) FROM memtui.indexes i JOIN memtui.generations g ON "
                                          "g.gen = i.live_gen").fetchone()[0])
