@@ -126,7 +126,7 @@ def sides_add_up(line: str) -> int:
 @pytest.mark.parametrize("profile", ["memtui", "openclaw-2026.4"])
 def test_each_side_of_the_explain_line_is_made_of_printed_numbers(tmp_path: Path, workspace: Path,
                                                                   profile: str) -> None:
-    from memtui.commands.search import explain_header, trace_line
+    from memtui.commands.explain_text import explain_header, trace_line
 
     env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none")
     checked = 0
@@ -146,7 +146,7 @@ def test_each_side_of_the_explain_line_is_made_of_printed_numbers(tmp_path: Path
 def test_a_flat_keyword_list_prints_the_floor_its_bm25_is_divided_by(tmp_path: Path) -> None:
     """Every chunk names Evan: best |bm25| ≈ 1e-6, divided by the floor, not by itself. The CLI printed
     "bm25 -0.0000" and "text 0.0005", which no reader could recompute."""
-    from memtui.commands.search import explain_header, trace_line
+    from memtui.commands.explain_text import explain_header, trace_line
 
     workspace = tmp_path / "ws"
     (workspace / "memory").mkdir(parents=True)
@@ -172,7 +172,7 @@ class _ZeroQuery(HashedProvider):
 
 
 def test_a_skipped_vector_side_and_skipped_stored_vectors_are_printed(tmp_path: Path, workspace: Path) -> None:
-    from memtui.commands.search import explain_header
+    from memtui.commands.explain_text import explain_header
 
     env = resolve_agent(state_dir=str(tmp_path / "state"), workspace=str(workspace), provider="none")
     with MemoryManager(env, provider=_ZeroQuery()) as manager:

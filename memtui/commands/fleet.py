@@ -56,7 +56,7 @@ def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> i
     provider, over the fleet's candidates), each naming its agent; `--json`: {query, mode, agents,
     agentsWithVectors, model, approximate, results: [{agent, workspace, path, …}]}, with `--explain` each hit's
     trace."""
-    from memtui.commands.search import explain_header, trace_line
+    from memtui.commands.explain_text import explain_header, trace_line
     from memtui.index.fleet import FleetReader
     from memtui.manager.providers import agent_provider
     from memtui.search.fleet import fleet_search
