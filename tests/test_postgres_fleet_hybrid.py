@@ -24,6 +24,7 @@ from memtui.index.store.postgres.schema import connect
 from memtui.index.store.schema import ChunkRow
 from memtui.manager import MemoryManager
 from memtui.search import fleet
+from memtui.search.response import SearchOptions
 from memtui.search.tokenizer import PorterTokenizer
 from memtui.settings.agent import AgentEnv, resolve_agent
 
@@ -227,3 +228,16 @@ def run(options: list[str], *args: str) -> subprocess.CompletedProcess[str]:
                           timeout=120)
     assert done.returncode == 0, done.stderr
     return done
+
+
+def test_without_pgvector_the_fleet_is_searched_by_keywords(two_agents: dict[str, AgentEnv]) -> None:
+    """A server without pgvector (its reason as `connect` gives it): keywords only, the reason said, and never
+    every agent's vectors read into the process."""
+    alpha = two_agents["alpha"]
+    with connect(alpha.settings.store.url or "")[0] as conn:
+        found = fleet.search_fleet(conn, "pgvector is not available", "payment gateway", provider=HashedProvider(),
+                                   settings=alpha.settings, options=SearchOptions(min_score=0.0),
+                                   query_vector=trigram_vector("payment gateway"))
+    assert found.response.mode == "fts-only" and found.agents_with_vectors == 0
+    assert found.vectors() == "no query vector (pgvector is not available)"
+    assert {h.agent for h in found.hits} == {"alpha", "beta"}

@@ -94,6 +94,8 @@ def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: E
     model = provider.model if provider is not None else None
     reads = FleetReads(conn, PorterTokenizer(), model, vector_error, exact=exact)
     with reads.reading():
+        if vector_error is not None and provider is not None:  # no pgvector: no vector side (see FleetReads)
+            query_vector, skipped = None, vector_error
         embedded = provider if query_vector is not None else None
         searcher = _FleetSearcher(reads, embedded, settings, "memtui", reads.mtimes)
         response = searcher.search(query, options, now=now, query_vector=query_vector)

@@ -235,15 +235,9 @@ class FleetReads(SqlSearch):
                 if text and (vector := parse_vector(text))}
 
     def embeddings_for_model(self, model: str, sources: Sequence[str] | None) -> list[tuple[ChunkRow, str]]:
-        """Every chunk of the query's model across the fleet with its JSON embedding (no pgvector on the server)."""
-        if model != self.model or not self._gens_of_model:
-            return []
-        rows = self.conn.execute(f"SELECT {_ROW}, c.embedding FROM memtui.chunks c WHERE c.gen = ANY(%(gens)s) AND "
-                                 "c.model = %(model)s ORDER BY c.gen, c.seq",
-                                 {"gens": self._gens_of_model, "model": model}).fetchall()
-        found = [(self._row(r[:8]), r[8]) for r in rows]
-        self._read_mtimes([row for row, _ in found])
-        return found
+        """Never asked: without pgvector a fleet search is keywords only (every agent's vectors read into this
+        process would be a million rows)."""
+        raise StoreError("a fleet search compares vectors on the server", "install pgvector on the server")
 
     # -- rows -------------------------------------------------------------------------------
 
