@@ -207,6 +207,11 @@ def test_cli_fleet_index_and_hybrid_search_over_http(tmp_path: Path) -> None:
         assert (found["mode"], found["agents"], found["agentsWithVectors"], found["approximate"]) == \
             ("hybrid", 2, 2, True)
         assert {hit["agent"] for hit in found["results"]} == {"alpha", "beta"}
+        first = found["results"][0]  # memory_search's hybrid hit, after its agent and workspace
+        assert list(first)[:4] == ["agent", "workspace", "path", "startLine"]
+        assert {"vectorScore", "textScore", "snippet", "source", "corpus"} <= set(first)
+        traced = json.loads(run(options, "search", "--fleet", "--json", "--explain", "payment gateway").stdout)
+        assert all(":" not in hit["explain"]["id"] for hit in traced["results"])  # the agent's own chunk id
         text = run(options, "search", "--fleet", "--explain", "payment gateway").stdout.splitlines()
         assert text[0].startswith("Fleet: 2 agents searched: keywords in all, the query's vector (")
         assert "approximate, hnsw) in 2" in text[0] and text[1].startswith("Keyword statistics: the fleet's")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from dataclasses import replace
 from typing import Any
 
 from memtui.commands.output import fixed3, print_json
@@ -54,12 +55,13 @@ def print_fleet_status(args: argparse.Namespace, env: AgentEnv) -> int:
 def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> int:
     """The best chunks of every agent for `query`, ranked as this agent's own search ranks (hybrid with its
     provider, over the fleet's candidates), each naming its agent; `--json`: {query, mode, agents,
-    agentsWithVectors, model, approximate, results: [{agent, workspace, path, …}]}, with `--explain` each hit's
-    trace."""
+    agentsWithVectors, model, approximate, results: [{agent, workspace, and memory_search's fields}]}, with
+    `--explain` each hit's score breakdown."""
     from memtui.commands.explain_text import explain_header, trace_line
     from memtui.index.fleet import FleetReader
     from memtui.manager.providers import agent_provider
     from memtui.search.fleet import fleet_search
+    from memtui.tools import hit_json
 
     reader = FleetReader(_store_url(env))
     provider = agent_provider(env).provider  # the agent's own index is neither opened nor created
@@ -70,8 +72,9 @@ def print_fleet_search(args: argparse.Namespace, env: AgentEnv, query: str) -> i
         reader.close()
     response = found.response
     if args.json:
-        results = [found.hit_json(hit) | ({"trace": {**hit.candidate.trace(), "id": hit.chunk_id}} if args.explain
-                                          else {}) for hit in found.hits]
+        results = [{"agent": hit.agent, "workspace": hit.workspace, **hit_json(
+            replace(hit.candidate, id=hit.chunk_id), mode=response.mode, citations=False, explain=args.explain)}
+            for hit in found.hits]
         print_json({"query": query, "mode": response.mode, "agents": found.agents,
                     "agentsWithVectors": found.agents_with_vectors, "model": found.model,
                     "approximate": found.approximate, "vectorSkipped": response.vector_skipped,

@@ -70,13 +70,6 @@ class FleetResponse:
         """How the fleet was searched: `106 agents searched: keywords in all, ` and `vectors()`."""
         return f"{self.agents} agent{'s' if self.agents != 1 else ''} searched: keywords in all, {self.vectors()}"
 
-    def hit_json(self, hit: FleetHit) -> dict[str, Any]:
-        """The JSON of one hit: agent, workspace, then the memory_search fields."""
-        candidate = hit.candidate
-        return {"agent": hit.agent, "workspace": hit.workspace, "path": candidate.path,
-                "startLine": candidate.start_line, "endLine": candidate.end_line, "score": candidate.score,
-                "snippet": candidate.snippet, "source": candidate.source}
-
 
 class _FleetSearcher(Searcher):
     """The searcher over `FleetReads`: a chunk's file mtime is that of its agent's file (paths repeat across agents)."""

@@ -37,7 +37,7 @@ def ann_index(conn: Any, dims: int) -> bool:
 
 def ann_indexes(conn: Any) -> list[dict[str, Any]]:
     """Every fleet index: its dimension, whether it is valid (a failed build is not), its size in bytes."""
-    rows = conn.execute(_FIND + "LIKE 'vectors\\_ann\\_%%' ORDER BY 1").fetchall()
+    rows = conn.execute(_FIND + "LIKE %s ORDER BY 1", (r"vectors\_ann\_%",)).fetchall()
     return [{"dims": int(name.rsplit("_", 1)[1]), "valid": bool(valid), "bytes": int(size)}
             for name, valid, size in rows]
 

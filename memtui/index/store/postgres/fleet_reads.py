@@ -75,6 +75,7 @@ class FleetReads(SqlSearch):
         self._mixed: list[int] = []
         self._dims: int | None = None
         self._ann = False
+        self._files: dict[str, tuple[int, str]] = {}  # fleet id → (generation, path) of every chunk read
         self._mtimes: dict[str, float] = {}
 
     @contextlib.contextmanager
@@ -101,7 +102,7 @@ class FleetReads(SqlSearch):
         self._mixed = [gen for gen, d, other in of_model if d == self._dims and other]
         self._ann = not self.exact and self._dims is not None and self._vector_error is None and \
             ann_index(self.conn, self._dims)
-        self._mtimes = {}
+        self._files, self._mtimes = {}, {}
 
     # -- what the fleet is ------------------------------------------------------------------
 
@@ -125,7 +126,17 @@ class FleetReads(SqlSearch):
         return self._ann
 
     def mtimes(self) -> dict[str, float]:
-        """Fleet id → indexed mtime (ms) of the file of every chunk this search has read."""
+        """Fleet id → indexed mtime (ms) of the file of every chunk this search has read, read in one query when
+        asked (decay of undated files asks, once a search has its candidates)."""
+        wanted = {name: file for name, file in self._files.items() if name not in self._mtimes}
+        if wanted:
+            files = set(wanted.values())
+            found = self.conn.execute(
+                "SELECT f.gen, f.path, f.mtime FROM memtui.files f WHERE (f.gen, f.path) IN (SELECT * FROM "
+                "unnest(%s::bigint[], %s::text[]))", ([gen for gen, _ in files], [path for _, path in files])
+            ).fetchall()
+            mtime_of = {(int(gen), path): float(mtime) for gen, path, mtime in found}
+            self._mtimes.update((name, mtime_of[file]) for name, file in wanted.items() if file in mtime_of)
         return self._mtimes
 
     # -- SearchReads ------------------------------------------------------------------------
@@ -167,21 +178,12 @@ class FleetReads(SqlSearch):
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
         rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases, FLEET,
                           filters="", limit=limit)
-        found = [(self._row((int(r[0]), *r[2:9])), float(r[9])) for r in rows]
-        self._read_mtimes([row for row, _ in found])
-        return found
+        return [(self._row((int(r[0]), *r[2:9])), float(r[9])) for r in rows]
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,
                     sources: Sequence[str] | None) -> list[ChunkRow]:
-        """Every term as a case-insensitive substring of the text, in every live index."""
-        where = "".join(f" AND strpos(lower(c.text), lower(%(t{i})s)) > 0" for i in range(len(terms)))
-        rows = self.conn.execute(
-            f"SELECT {_ROW} FROM memtui.chunks c WHERE c.gen IN (SELECT live_gen FROM memtui.indexes){where} "
-            "ORDER BY c.gen, c.seq LIMIT %(limit)s", {"limit": limit, **{f"t{i}": t for i, t in enumerate(terms)}}
-        ).fetchall()
-        found = [self._row(r) for r in rows]
-        self._read_mtimes(found)
-        return found
+        """Never asked: it answers a keyword table that failed, and the fleet's BM25 is SQL that does not."""
+        raise StoreError("a fleet search has no substring fallback", "search the agent's own index")
 
     def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
                    skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
@@ -210,7 +212,6 @@ class FleetReads(SqlSearch):
                     skipped.append(fleet_id(int(row[0]), row[1]))
             else:
                 found.append((self._row(row[:8]), 1.0 - float(row[8])))
-        self._read_mtimes([row for row, _ in found])
         return found
 
     def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
@@ -241,19 +242,9 @@ class FleetReads(SqlSearch):
 
     # -- rows -------------------------------------------------------------------------------
 
-    @staticmethod
-    def _row(row: Sequence[Any]) -> ChunkRow:
-        """A ChunkRow named by its fleet id from (gen, id, path, source, start_line, end_line, model, text)."""
-        return chunk_row((fleet_id(int(row[0]), row[1]), *row[2:8]))
-
-    def _read_mtimes(self, rows: Sequence[ChunkRow]) -> None:
-        """Remember the indexed mtime (ms) of the files of these chunks (decay of undated files reads it)."""
-        wanted = {row.id: (fleet_id_parts(row.id)[0], row.path) for row in rows if row.id not in self._mtimes}
-        if not wanted:
-            return
-        files = set(wanted.values())
-        found = self.conn.execute(
-            "SELECT f.gen, f.path, f.mtime FROM memtui.files f WHERE (f.gen, f.path) IN (SELECT * FROM "
-            "unnest(%s::bigint[], %s::text[]))", ([gen for gen, _ in files], [path for _, path in files])).fetchall()
-        mtime_of = {(int(gen), path): float(mtime) for gen, path, mtime in found}
-        self._mtimes.update((name, mtime_of[file]) for name, file in wanted.items() if file in mtime_of)
+    def _row(self, row: Sequence[Any]) -> ChunkRow:
+        """A ChunkRow named by its fleet id from (gen, id, path, source, start_line, end_line, model, text); its
+        file is remembered for `mtimes`."""
+        name = fleet_id(int(row[0]), row[1])
+        self._files[name] = (int(row[0]), row[2])
+        return chunk_row((name, *row[2:8]))
