@@ -24,16 +24,19 @@ class StoredChunk:
 
 def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
     """Every (agent, workspace) index, by agent: its live generation's files and chunks, whether a newer one is
-    pending (a rebuild under way, or a killed one the next rebuild drops), the last write (ISO time, UTC) and the
+    pending (a rebuild under way, or a killed one the next rebuild drops), how many of its chunks a fleet search
+    reads unpacked (written or deleted since its postings were packed: `packs`), the last write (ISO time, UTC) and the
     host that made it, the provider and model of its meta row."""
     rows = conn.execute(
         "SELECT i.agent, i.workspace, i.live_gen, g.chunks, (SELECT count(*) FROM memtui.files f WHERE f.gen = "
         "i.live_gen), to_char(i.written AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), i.host, "
         "(SELECT value FROM memtui.meta m WHERE m.gen = i.live_gen AND m.key = %s), EXISTS (SELECT 1 FROM "
-        "memtui.generations r WHERE r.index_id = i.id AND r.gen > i.live_gen) FROM memtui.indexes i LEFT JOIN "
-        "memtui.generations g ON g.gen = i.live_gen ORDER BY i.agent, i.workspace", (META_KEY,)).fetchall()
+        "memtui.generations r WHERE r.index_id = i.id AND r.gen > i.live_gen), (SELECT count(*) FROM memtui.chunks c "
+        "WHERE c.gen = i.live_gen AND c.seq > coalesce(k.upto, 0)) + coalesce(length(k.dead), 0) / 8 FROM "
+        "memtui.indexes i LEFT JOIN memtui.generations g ON g.gen = i.live_gen LEFT JOIN memtui.packed k ON k.gen = "
+        "i.live_gen ORDER BY i.agent, i.workspace", (META_KEY,)).fetchall()
     found = []
-    for agent, workspace, gen, chunks, files, written, host, meta_text, rebuilding in rows:
+    for agent, workspace, gen, chunks, files, written, host, meta_text, rebuilding, unpacked in rows:
         try:
             meta = json.loads(meta_text) if meta_text else {}
         except ValueError:
@@ -41,7 +44,8 @@ def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
         meta = meta if isinstance(meta, dict) else {}
         found.append({"agent": agent, "workspace": workspace, "generation": gen, "files": int(files),
                       "chunks": int(chunks or 0), "lastWrite": written, "host": host,
-                      "rebuildPending": bool(rebuilding), "provider": meta.get("provider"), "model": meta.get("model")})
+                      "rebuildPending": bool(rebuilding), "unpacked": int(unpacked or 0), "provider": meta.get("provider"),
+                      "model": meta.get("model")})
     return found
 
 

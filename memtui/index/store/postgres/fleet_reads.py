@@ -21,6 +21,7 @@ from memtui.index.annotations import RecallMetadata
 from memtui.index.store.postgres.bm25 import Scope, match_phrases
 from memtui.index.store.postgres.fleet_ann import ANN_SEARCH_WIDTH, ann_index
 from memtui.index.store.postgres.maxscore import snapshot, top_chunks
+from memtui.index.store.postgres.packs import packed_top
 from memtui.index.store.postgres.reads import (
     VECTOR_BYTES,
     SqlSearch,
@@ -176,8 +177,11 @@ class FleetReads(SqlSearch):
         """Every agent's chunks ranked by BM25 with the fleet's statistics, as if one index held them all (all
         their models and sources: each agent's index holds what its own config chose)."""
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
-        rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases, FLEET,
-                          filters="", limit=limit)
+        if phrases and limit > 0 and all(len(phrase) == 1 for phrase in phrases):
+            rows = packed_top(self.conn, [phrase[0] for phrase in phrases], FLEET, limit)
+        else:
+            rows = top_chunks(lambda sql, params: self.conn.execute(sql, params).fetchall(), phrases, FLEET,
+                              filters="", limit=limit)
         return [(self._row((int(r[0]), *r[2:9])), float(r[9])) for r in rows]
 
     def like_search(self, terms: Sequence[str], limit: int, *, model: str | None,

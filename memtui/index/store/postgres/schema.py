@@ -69,6 +69,11 @@ _DDL = (
     # An OpenClaw 2026.9 agent's recall metadata of a chunk (`seq`), a row only for a chunk with one set.
     "CREATE TABLE IF NOT EXISTS memtui.chunk_recall (gen bigint NOT NULL, seq bigint NOT NULL, importance integer, "
     "triggers text, project_key text, PRIMARY KEY (gen, seq))",
+    # Each generation's postings of a term packed in one value (`packs`), up to a chunk number, and the chunks
+    # deleted since (`packed`): what a fleet search reads (`memtui.index.store.postgres.packs`).
+    'CREATE TABLE IF NOT EXISTS memtui.packs (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
+    "data bytea STORAGE EXTERNAL NOT NULL, PRIMARY KEY (gen, lexeme))",
+    "CREATE TABLE IF NOT EXISTS memtui.packed (gen bigint PRIMARY KEY, upto bigint NOT NULL, dead bytea NOT NULL)",
     "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
     "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
     "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
@@ -122,8 +127,7 @@ def _set_up(conn: Any) -> str | None:
             if row is None or row[0] != SCHEMA_VERSION:
                 raise StoreError(f"the memtui schema in this database is version {row[0] if row else '?'}; this "
                                  f"memtui reads version {SCHEMA_VERSION}", "upgrade memtui, or use another database")
-            if conn.execute("SELECT to_regclass('memtui.chunk_recall') IS NULL").fetchone()[0]:
-                _add_chunk_recall(conn)  # a version-3 database made before the table was part of it
+            _add_tables(conn)  # a version-3 database made before some tables were part of it
             return vector_error
         for statement in _DDL:
             conn.execute(statement.replace("{vector}", "text" if vector_error else "vector"))
@@ -148,11 +152,17 @@ def _upgrade_from_1(conn: Any) -> None:
     conn.execute("UPDATE memtui.info SET value = '2' WHERE key = 'schema'")
 
 
-def _add_chunk_recall(conn: Any) -> None:
-    """The recall metadata table (empty: the next sync of a 2026.9 agent rebuilds its index, whose meta lacks
-    `provenanceVersion`)."""
+_ADDED = ("memtui.chunk_recall", "memtui.packs", "memtui.packed")
+
+
+def _add_tables(conn: Any) -> None:
+    """The tables added to version 3 after it was first released, where missing: the recall metadata (empty: the
+    next sync of a 2026.9 agent rebuilds its index, whose meta lacks `provenanceVersion`) and the packed postings
+    (empty: a fleet search reads every generation's postings as its tail until the next write packs it)."""
+    missing = [row[0] for row in conn.execute("SELECT n FROM unnest(%s::text[]) AS t(n) WHERE to_regclass(n) IS NULL",
+                                              (list(_ADDED),))]
     for statement in _DDL:
-        if "memtui.chunk_recall" in statement:
+        if any(f"TABLE IF NOT EXISTS {name} " in statement for name in missing):
             conn.execute(statement)
 
 
@@ -161,7 +171,7 @@ def _upgrade_from_2(conn: Any) -> None:
     (counted from the postings; a version-1 database gets them with its terms), each index's revision, and the
     recall metadata of a 2026.9 agent's chunks."""
     conn.execute("ALTER TABLE memtui.indexes ADD COLUMN IF NOT EXISTS revision bigint NOT NULL DEFAULT 0")
-    _add_chunk_recall(conn)
+    _add_tables(conn)
     # Version 2's postings hold 'trekk' for 'trekked' where FTS5 has 'trek' (memtui.search.tokenizer): without its
     # meta row, each index is rebuilt by its next sync.
     conn.execute("DELETE FROM memtui.meta WHERE key = %s", (META_KEY,))

@@ -15,6 +15,7 @@ from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
 from memtui.index.annotations import RecallMetadata
+from memtui.index.store.postgres import packs
 from memtui.index.store.postgres.reads import PostgresReads
 from memtui.index.store.postgres.schema import LOCK_SPACE, SYNC_LOCK_SPACE, connect
 from memtui.index.store.schema import META_KEY, ChunkRow
@@ -72,7 +73,9 @@ class PostgresWrites(PostgresReads):
                 return
             with self.conn.transaction():
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", self._lock_key())
-                yield self._write_gen()
+                gen = self._write_gen()
+                yield gen
+                packs.settle(self.conn, gen, packs.PACK_SHARE_DONE)
                 self._sign()
 
     def _sign(self) -> None:
@@ -101,7 +104,7 @@ class PostgresWrites(PostgresReads):
                 try:
                     yield
                 finally:
-                    self._end_batch()
+                    self._end_batch(packs.PACK_SHARE_DONE)
             finally:
                 self.conn.execute("SELECT pg_advisory_unlock(%s, %s)", self._lock_key())
 
@@ -110,12 +113,14 @@ class PostgresWrites(PostgresReads):
         transaction.__enter__()
         self._batch = _Batch(transaction, self._write_gen(), time.monotonic() + BATCH_COMMIT_S, self.vector_dims())
 
-    def _end_batch(self) -> None:
+    def _end_batch(self, share: float) -> None:
+        """Send what is buffered, keep the packed postings within `share` of stale, and commit."""
         batch = self._batch
         if batch is None:
             return
         try:
             self._send_pending()
+            packs.settle(self.conn, batch.gen, share)
             self._sign()
         except BaseException as exc:
             self._batch = None
@@ -128,7 +133,7 @@ class PostgresWrites(PostgresReads):
         """Commit what the current batch has written (before slow work such as embedding)."""
         with self.lock:
             if self._batch is not None:
-                self._end_batch()
+                self._end_batch(packs.PACK_SHARE_WRITING)
                 self._begin_batch()
 
     @contextlib.contextmanager
@@ -259,6 +264,7 @@ class PostgresWrites(PostgresReads):
             for table in ("vectors", "chunk_recall"):
                 self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = %s AND seq = ANY(%s)",
                                   (gen, [seq for seq, _ in gone]))
+            packs.mark_dead(self.conn, gen, [seq for seq, _ in gone])
             lexemes = Counter(row[0] for row in self.conn.execute(
                 "DELETE FROM memtui.postings WHERE gen = %s AND seq = ANY(%s) RETURNING lexeme",
                 (gen, [seq for seq, _ in gone])))
@@ -324,7 +330,8 @@ class PostgresWrites(PostgresReads):
             old = [r[0] for r in self.conn.execute(
                 "SELECT gen FROM memtui.generations WHERE index_id = %s AND gen < %s AND gen <> (SELECT live_gen "
                 "FROM memtui.indexes WHERE id = %s)", (self.index_id, gen, self.index_id))]
-            for table in ("postings", "terms", "vectors", "chunk_recall", "chunks", "files", "meta", "generations"):
+            for table in ("postings", "packs", "packed", "terms", "vectors", "chunk_recall", "chunks", "files", "meta",
+                          "generations"):
                 self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = ANY(%s)", (old,))
 
     def copy_cache_from(self, other: Path) -> None:
