@@ -140,3 +140,14 @@ def test_an_older_database_is_read_unpacked_until_fleet_index_packs_it(
             same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
     finally:
         reopened.close()
+
+
+def test_sparse_chunk_numbers_are_summed_by_sorting(fleet: tuple[str, list[PostgresStore], list[str]],
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """Chunk numbers spread thinly (a database rebuilt many times) are summed by sorting, not in an array as long
+    as their span: the same answers."""
+    url, _, vocabulary = fleet
+    monkeypatch.setattr(packs, "_DENSE", 0)
+    with psycopg.connect(url, autocommit=True) as conn:
+        same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
+        same_as_every_posting(conn, LIVE, stemmed(vocabulary)[:20], 3)

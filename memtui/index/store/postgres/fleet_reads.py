@@ -175,7 +175,8 @@ class FleetReads(SqlSearch):
     def stemmed_search(self, match: str, limit: int, *, model: str | None,
                        sources: Sequence[str] | None) -> list[tuple[ChunkRow, float]]:
         """Every agent's chunks ranked by BM25 with the fleet's statistics, as if one index held them all (all
-        their models and sources: each agent's index holds what its own config chose)."""
+        their models and sources: each agent's index holds what its own config chose): the postings read packed
+        (`packs`), a query with a phrase of several terms by MaxScore over the postings rows."""
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
         if phrases and limit > 0 and all(len(phrase) == 1 for phrase in phrases):
             rows = packed_top(self.conn, [phrase[0] for phrase in phrases], FLEET, limit)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -93,28 +94,38 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
     the postings of the terms read packed, the candidates chosen with numpy, scored by the server. A term that half
     the chunks or more hold (FTS5's IDF is then 1e-6) is left out of the choice, and the candidates are widened by
     the most it can add, unless fewer than `limit` chunks hold another term."""
-    params: dict[str, Any] = {"q_i": list(range(len(lexemes))), "q_lexeme": list(lexemes), "limit": limit}
+    params: dict[str, Any] = {"q_i": list(range(len(lexemes))), "q_lexeme": list(lexemes)}
     weights: dict[tuple[int, int], tuple[float, float]] = {}
     strongest: dict[str, float] = {}
-    for gen, i, value, avgdl in conn.execute(f"WITH {term_idf(scope)} SELECT gen, i, value, avgdl FROM idf", params):
+    for gen, i, value, avgdl in conn.cursor(binary=True).execute(
+            f"WITH {term_idf(scope)} SELECT gen, i, value, avgdl FROM idf", params):
         weights[int(gen), int(i)] = float(value), float(avgdl)
         strongest[lexemes[i]] = max(strongest.get(lexemes[i], 0.0), float(value))
     faint = {lexeme for lexeme, value in strongest.items() if value <= _FLOOR}
     slack = sum(_FLOOR * (K1 + 1.0) for lexeme in lexemes if lexeme in faint)
-    gens, seqs, scores = _scores(_packed(conn, set(strongest) - faint, scope), lexemes, weights)
-    if faint and len(scores) < limit:
-        gens, seqs, scores = _scores(_packed(conn, set(strongest), scope), lexemes, weights)
+    scored = _scores(_packed(conn, set(strongest) - faint, scope), lexemes, weights)
+    if faint and len(scored.seq) < limit:
+        scored = _scores(_packed(conn, set(strongest), scope), lexemes, weights)
         slack = 0.0
-    if len(scores) > limit:
-        kth = float(np.partition(scores, len(scores) - limit)[len(scores) - limit])
-        keep = scores >= kth - slack - _MARGIN * max(1.0, abs(kth))
-        gens, seqs = gens[keep], seqs[keep]
-    params.update(pk_gen=gens.tolist(), pk_seq=seqs.tolist())
+    seqs = scored.seq
+    if len(seqs) > limit:
+        kth = float(np.partition(scored.score, len(seqs) - limit)[len(seqs) - limit])
+        seqs = seqs[scored.score >= kth - slack - _MARGIN * max(1.0, abs(kth))]
+    gens = scored.gens_of(seqs)
+    # the candidates' generations' IDF rows as the first query read them (binary: the same doubles)
+    chosen = set(gens.tolist())
+    held = [(gen, i, value, avgdl) for (gen, i), (value, avgdl) in weights.items() if gen in chosen]
     return conn.execute(
-        f"WITH {term_idf(scope)}, scored AS (SELECT b.gen, b.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score FROM "
-        "unnest(%(pk_gen)s::bigint[], %(pk_seq)s::bigint[]) AS b(gen, seq) JOIN idf ON idf.gen = b.gen CROSS JOIN "
-        "LATERAL (SELECT p.tf, p.length FROM memtui.postings p WHERE p.gen = b.gen AND p.lexeme = idf.lexeme AND "
-        f"p.seq = b.seq OFFSET 0) h GROUP BY b.gen, b.seq) {ranked_rows('')}", params).fetchall()
+        "WITH idf AS (SELECT * FROM unnest(%(f_gen)s::bigint[], %(f_i)s::int[], %(f_lexeme)s::text[], "
+        "%(f_value)s::float8[], %(f_avgdl)s::float8[]) AS idf(gen, i, lexeme, value, avgdl)), scored AS (SELECT "
+        f"b.gen, b.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score FROM unnest(%(pk_gen)s::bigint[], "
+        "%(pk_seq)s::bigint[]) AS b(gen, seq) JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL (SELECT p.tf, p.length "
+        "FROM memtui.postings p WHERE p.gen = b.gen AND p.lexeme = idf.lexeme AND p.seq = b.seq OFFSET 0) h GROUP BY "
+        f"b.gen, b.seq) {ranked_rows('')}",
+        {"f_gen": [row[0] for row in held], "f_i": [row[1] for row in held],
+         "f_lexeme": [lexemes[row[1]] for row in held], "f_value": [row[2] for row in held],
+         "f_avgdl": [row[3] for row in held], "pk_gen": gens.tolist(), "pk_seq": seqs.tolist(),
+         "limit": limit}).fetchall()
 
 
 def _packed(conn: Any, lexemes: set[str], scope: Scope) -> list[tuple[Any, ...]]:
@@ -133,8 +144,8 @@ def _packed(conn: Any, lexemes: set[str], scope: Scope) -> list[tuple[Any, ...]]
 
 
 def _scores(rows: Sequence[tuple[Any, ...]], lexemes: Sequence[str],
-            weights: dict[tuple[int, int], tuple[float, float]]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(gen, seq, score) of every live chunk holding a term, from the packed `rows` (gen, lexeme, postings; a
+            weights: dict[tuple[int, int], tuple[float, float]]) -> _Scored:
+    """Every live chunk holding a term and its score, from the packed `rows` (gen, lexeme, postings; a
     NULL lexeme: the generation's dead seqs) and each (generation, phrase)'s (IDF, average length). A term
     repeated in the query counts as often as it stands there. Chunk numbers are unique across generations (one
     sequence numbers them all), so the sums are by seq alone."""
@@ -156,23 +167,50 @@ def _scores(rows: Sequence[tuple[Any, ...]], lexemes: Sequence[str],
     postings = np.frombuffer(b"".join(blobs), _RECORD)
     seq = postings["seq"].astype(np.int64)
     tf = postings["tf"].astype(np.float64)
-    length = postings["length"].astype(np.float64)
-    weight = np.repeat(values, sizes) * ((tf * (K1 + 1.0)) / (tf + K1 * (1.0 - B + B * length / np.repeat(avgdls,
-                                                                                                        sizes))))
-    gen = np.repeat(np.asarray(gens, dtype=np.int64), sizes)
+    # (1 - b + b·D/avgdl) with one average length for all (the fleet's) or each generation's
+    norm = postings["length"].astype(np.float64)
+    norm *= B / avgdls[0] if len(set(avgdls)) == 1 else B / np.repeat(avgdls, sizes)
+    norm += 1.0 - B
+    norm *= K1
+    norm += tf
+    weight = tf
+    weight *= K1 + 1.0
+    weight /= norm
+    weight *= np.repeat(values, sizes)
+    ends = np.cumsum(sizes)
     if dead:
-        live = ~np.isin(seq, np.frombuffer(b"".join(dead), ">i8"))
-        seq, weight, gen = seq[live], weight[live], gen[live]
+        live = ~np.isin(seq, np.frombuffer(b"".join(dead), ">i8").astype(np.int64))
+        seq, weight, ends = seq[live], weight[live], np.cumsum(live)[ends - 1] if len(ends) else ends
     if not len(seq):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty, np.zeros(0)
+        return _Scored(seq, np.zeros(0), seq, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
     low = int(seq.min())
     span = int(seq.max()) - low + 1
     if span <= _DENSE * len(seq):
         totals = np.bincount(seq - low, weights=weight, minlength=span)
-        held = np.flatnonzero(totals)  # every weight is positive (an IDF is at least 1e-6)
-        owner = np.zeros(span, dtype=np.int64)
-        owner[seq - low] = gen
-        return owner[held], held + low, totals[held]
-    chunk, first_at, where = np.unique(seq, return_index=True, return_inverse=True)
-    return gen[first_at], chunk, np.bincount(where, weights=weight, minlength=len(chunk))
+        chunk = np.flatnonzero(totals)  # every weight is positive (an IDF is at least 1e-6)
+        score = totals[chunk]
+        chunk += low
+    else:
+        chunk, where = np.unique(seq, return_inverse=True)
+        score = np.bincount(where, weights=weight, minlength=len(chunk))
+    return _Scored(chunk, score, seq, ends, np.asarray(gens, dtype=np.int64))
+
+
+@dataclass(frozen=True)
+class _Scored:
+    """The chunks holding a query term (`seq`, ascending) and their scores, and the postings read (`postings`, the
+    rows of `gens` ending at `ends`), which tell a chunk's generation."""
+
+    seq: np.ndarray
+    score: np.ndarray
+    postings: np.ndarray
+    ends: np.ndarray
+    gens: np.ndarray
+
+    def gens_of(self, chunks: np.ndarray) -> np.ndarray:
+        """The generation of each of `chunks` (ascending seqs of `seq`): that of a packed row holding it."""
+        at = np.zeros(len(chunks), dtype=np.int64)
+        if len(chunks):
+            where = np.flatnonzero(np.isin(self.postings, chunks))
+            at[np.searchsorted(chunks, self.postings[where])] = where
+        return self.gens[np.searchsorted(self.ends, at, side="right")]
