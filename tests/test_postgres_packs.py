@@ -105,7 +105,7 @@ def test_edits_and_deletions_are_read_until_the_writer_repacks(
             store.delete_files([f"memory/2026-01-{1 + n % 28:02d}-{n}.md" for n in range(2, 40, 4)], "memory")
             tail, dead, chunks = state(conn, store)
             assert (tail, dead, chunks) == (10, 100, 910)  # 10 new chunks; 10 edited and 10 deleted files' 5 each
-            same_as_every_posting(conn, POOLED, stemmed(vocabulary) + [["zyzzyva"], ["zyzzyva", "the"]], 10)
+            same_as_every_posting(conn, POOLED, [*stemmed(vocabulary), ["zyzzyva"], ["zyzzyva", "the"]], 10)
             with maxscore.snapshot(conn):
                 assert {row[2] for row in packs.packed_top(conn, ["zyzzyva"], POOLED, 20)} == {
                     f"edit-{number}" for number in range(0, 40, 4)}  # only in the tail
@@ -151,3 +151,23 @@ def test_sparse_chunk_numbers_are_summed_by_sorting(fleet: tuple[str, list[Postg
     with psycopg.connect(url, autocommit=True) as conn:
         same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
         same_as_every_posting(conn, LIVE, stemmed(vocabulary)[:20], 3)
+
+
+def test_a_generation_too_large_for_narrow_postings_is_packed_wide(
+        fleet: tuple[str, list[PostgresStore], list[str]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """A generation with a count or a chunk length over 16 bits keeps 16-byte postings, read with the others'
+    8-byte ones: the same answers."""
+    url, stores, vocabulary = fleet
+    with psycopg.connect(url, autocommit=True) as conn:
+        monkeypatch.setattr(packs, "_SMALL", 0)
+        packs.repack(conn, stores[0]._write_gen())
+        monkeypatch.undo()
+        bases = dict(conn.execute("SELECT gen, base FROM memtui.packed").fetchall())
+        assert bases[stores[0]._write_gen()] is None and bases[stores[1]._write_gen()] is not None
+        sizes = conn.execute("SELECT k.gen, sum(length(k.data)) / (SELECT count(*) FROM memtui.postings p WHERE "
+                             "p.gen = k.gen) FROM memtui.packs k GROUP BY k.gen").fetchall()
+        assert {int(gen): int(size) for gen, size in sizes}[stores[0]._write_gen()] == 16
+        assert {int(gen): int(size) for gen, size in sizes}[stores[1]._write_gen()] == 8
+        same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
+        same_as_every_posting(conn, LIVE, stemmed(vocabulary)[:20], 5)
+        packs.repack(conn, stores[0]._write_gen())

@@ -44,8 +44,8 @@ def fleet_indexes(conn: Any) -> list[dict[str, Any]]:
         meta = meta if isinstance(meta, dict) else {}
         found.append({"agent": agent, "workspace": workspace, "generation": gen, "files": int(files),
                       "chunks": int(chunks or 0), "lastWrite": written, "host": host,
-                      "rebuildPending": bool(rebuilding), "unpacked": int(unpacked or 0), "provider": meta.get("provider"),
-                      "model": meta.get("model")})
+                      "rebuildPending": bool(rebuilding), "unpacked": int(unpacked or 0),
+                      "provider": meta.get("provider"), "model": meta.get("model")})
     return found
 
 

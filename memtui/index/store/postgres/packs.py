@@ -34,8 +34,13 @@ from memtui.index.store.postgres.schema import LOCK_SPACE
 PACK_MIN = 256
 PACK_SHARE_WRITING = 0.5
 PACK_SHARE_DONE = 0.1
-_RECORD = np.dtype([("seq", ">i8"), ("tf", ">i4"), ("length", ">i4")])
+# A posting packed: 16 bytes (seq, tf, length), or 8 (seq above the generation's `base`, tf, length) when each
+# fits (seqs of the generation within 2^31 of each other, no count or chunk length above 32,767).
+_WIDE = np.dtype([("seq", ">i8"), ("tf", ">i4"), ("length", ">i4")])
+_NARROW = np.dtype([("seq", ">i4"), ("tf", ">i2"), ("length", ">i2")])
 _PACKED = "int8send(p.seq) || int4send(p.tf) || int4send(p.length)"
+_PACKED_NARROW = "int4send((p.seq - %(base)s)::int4) || int2send(p.tf::int2) || int2send(p.length::int2)"
+_SMALL = 32767
 # Candidates keep every chunk scored this close (relative) to the k-th: far beyond a sum's rounding differences.
 _MARGIN = 1e-9
 # FTS5's IDF of a term that half the chunks or more hold.
@@ -73,13 +78,18 @@ def pack_fleet(conn: Any) -> int:
 
 
 def repack(conn: Any, gen: int) -> None:
-    """Pack every posting of generation `gen` anew (its tail in, its dead out)."""
+    """Pack every posting of generation `gen` anew (its tail in, its dead out), narrow when every posting fits."""
+    low, high, longest = conn.execute("SELECT min(seq), max(seq), max(length) FROM memtui.chunks WHERE gen = %s",
+                                      (gen,)).fetchone()
+    most = conn.execute("SELECT max(max_tf) FROM memtui.terms WHERE gen = %s", (gen,)).fetchone()[0]
+    narrow = low is not None and high - low <= 2**31 - 1 and max(longest, most or 0) <= _SMALL
     conn.execute("DELETE FROM memtui.packs WHERE gen = %s", (gen,))
-    conn.execute(f"INSERT INTO memtui.packs (gen, lexeme, data) SELECT p.gen, p.lexeme, string_agg({_PACKED}, "
-                 "''::bytea) FROM memtui.postings p WHERE p.gen = %s GROUP BY p.gen, p.lexeme", (gen,))
-    conn.execute("INSERT INTO memtui.packed (gen, upto, dead) VALUES (%(gen)s, coalesce((SELECT max(seq) FROM "
-                 "memtui.chunks WHERE gen = %(gen)s), 0), ''::bytea) ON CONFLICT (gen) DO UPDATE SET upto = "
-                 "excluded.upto, dead = excluded.dead", {"gen": gen})
+    conn.execute(f"INSERT INTO memtui.packs (gen, lexeme, data) SELECT p.gen, p.lexeme, string_agg("
+                 f"{_PACKED_NARROW if narrow else _PACKED}, ''::bytea) FROM memtui.postings p WHERE p.gen = %(gen)s "
+                 "GROUP BY p.gen, p.lexeme", {"gen": gen, "base": low})
+    conn.execute("INSERT INTO memtui.packed (gen, upto, dead, base) VALUES (%(gen)s, coalesce(%(high)s, 0), "
+                 "''::bytea, %(base)s) ON CONFLICT (gen) DO UPDATE SET upto = excluded.upto, dead = excluded.dead, "
+                 "base = excluded.base", {"gen": gen, "high": high, "base": low if narrow else None})
 
 
 def mark_dead(conn: Any, gen: int, seqs: Sequence[int]) -> None:
@@ -129,17 +139,17 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
 
 
 def _packed(conn: Any, lexemes: set[str], scope: Scope) -> list[tuple[Any, ...]]:
-    """(gen, lexeme, postings) of `lexemes` in each generation of `scope`, packed (its packs and its tail), and
-    (gen, NULL, seqs) of each generation's dead chunks."""
+    """(gen, lexeme, postings, base) of `lexemes` in each generation of `scope`, packed (its packs, narrow above
+    `base` unless it is NULL, and its tail, wide), and (gen, NULL, seqs, NULL) of each generation's dead chunks."""
     if not lexemes:
         return []
     return conn.cursor(binary=True).execute(
-        f"WITH {scope.generations()}, w AS MATERIALIZED (SELECT g.gen, coalesce(k.upto, 0) AS upto, k.dead FROM g "
-        "LEFT JOIN memtui.packed k ON k.gen = g.gen), q AS (SELECT unnest(%(lexemes)s::text[]) AS lexeme) "
-        "SELECT w.gen, q.lexeme, k.data FROM w CROSS JOIN q JOIN memtui.packs k ON k.gen = w.gen AND k.lexeme = "
-        f"q.lexeme UNION ALL SELECT w.gen, q.lexeme, string_agg({_PACKED}, ''::bytea) FROM w CROSS JOIN q JOIN "
-        "memtui.postings p ON p.gen = w.gen AND p.lexeme = q.lexeme AND p.seq > w.upto GROUP BY w.gen, q.lexeme "
-        "UNION ALL SELECT w.gen, NULL, w.dead FROM w WHERE length(w.dead) > 0",
+        f"WITH {scope.generations()}, w AS MATERIALIZED (SELECT g.gen, coalesce(k.upto, 0) AS upto, k.dead, k.base "
+        "FROM g LEFT JOIN memtui.packed k ON k.gen = g.gen), q AS (SELECT unnest(%(lexemes)s::text[]) AS lexeme) "
+        "SELECT w.gen, q.lexeme, k.data, w.base FROM w CROSS JOIN q JOIN memtui.packs k ON k.gen = w.gen AND "
+        f"k.lexeme = q.lexeme UNION ALL SELECT w.gen, q.lexeme, string_agg({_PACKED}, ''::bytea), NULL FROM w CROSS "
+        "JOIN q JOIN memtui.postings p ON p.gen = w.gen AND p.lexeme = q.lexeme AND p.seq > w.upto GROUP BY w.gen, "
+        "q.lexeme UNION ALL SELECT w.gen, NULL, w.dead, NULL FROM w WHERE length(w.dead) > 0",
         {"lexemes": sorted(lexemes)}).fetchall()
 
 
@@ -151,24 +161,24 @@ def _scores(rows: Sequence[tuple[Any, ...]], lexemes: Sequence[str],
     sequence numbers them all), so the sums are by seq alone."""
     repeats = Counter(lexemes)
     first = {lexeme: lexemes.index(lexeme) for lexeme in repeats}
-    blobs, gens, values, avgdls, sizes, dead = [], [], [], [], [], []
-    for gen, lexeme, data in rows:
-        if lexeme is None:
-            dead.append(data)
-            continue
-        idf = weights.get((int(gen), first[lexeme]))
-        if idf is None or not data:
-            continue
-        blobs.append(data)
-        gens.append(int(gen))
-        values.append(idf[0] * repeats[lexeme])
-        avgdls.append(idf[1])
-        sizes.append(len(data) // _RECORD.itemsize)
-    postings = np.frombuffer(b"".join(blobs), _RECORD)
-    seq = postings["seq"].astype(np.int64)
-    tf = postings["tf"].astype(np.float64)
+    dead = [data for _, lexeme, data, _ in rows if lexeme is None]
+    # the narrow rows first, then the wide: each field in one array
+    held = sorted((row for row in rows if row[1] is not None and row[2] and (int(row[0]), first[row[1]]) in weights),
+                  key=lambda row: row[3] is None)
+    gens = [int(row[0]) for row in held]
+    values = [weights[int(row[0]), first[row[1]]][0] * repeats[row[1]] for row in held]
+    avgdls = [weights[int(row[0]), first[row[1]]][1] for row in held]
+    narrow = [row for row in held if row[3] is not None]
+    wide = held[len(narrow):]
+    sizes = [len(row[2]) // _NARROW.itemsize for row in narrow] + [len(row[2]) // _WIDE.itemsize for row in wide]
+    small = np.frombuffer(b"".join(row[2] for row in narrow), _NARROW)
+    large = np.frombuffer(b"".join(row[2] for row in wide), _WIDE)
+    seq = np.concatenate([small["seq"].astype(np.int64) + np.repeat(np.asarray([int(row[3]) for row in narrow],
+                                                                               dtype=np.int64), sizes[:len(narrow)]),
+                          large["seq"].astype(np.int64)])
+    tf = np.concatenate([small["tf"].astype(np.float64), large["tf"].astype(np.float64)])
     # (1 - b + b·D/avgdl) with one average length for all (the fleet's) or each generation's
-    norm = postings["length"].astype(np.float64)
+    norm = np.concatenate([small["length"].astype(np.float64), large["length"].astype(np.float64)])
     norm *= B / avgdls[0] if len(set(avgdls)) == 1 else B / np.repeat(avgdls, sizes)
     norm += 1.0 - B
     norm *= K1

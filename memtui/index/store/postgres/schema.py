@@ -7,7 +7,8 @@ never a half-built one, and a rebuild killed at any point leaves the live genera
 
 Keyword search is BM25 computed in SQL from `postings` (lexeme, chunk, tf, positions), the document lengths and
 the document frequencies, with the terms the writer computed in Python exactly as the SQLite store's memtui
-keyword table (`porter unicode61` over `memtui.index.terms.index_text`) holds them. Vectors are pgvector
+keyword table (`porter unicode61` over `memtui.index.terms.index_text`) holds them; a fleet search reads them
+packed, a term's postings in a generation in one value (`packs`). Vectors are pgvector
 rows of their own, searched exactly per generation through their btree (an HNSW index over all agents filtered by agent
 returns too few rows).
 """
@@ -73,7 +74,8 @@ _DDL = (
     # deleted since (`packed`): what a fleet search reads (`memtui.index.store.postgres.packs`).
     'CREATE TABLE IF NOT EXISTS memtui.packs (gen bigint NOT NULL, lexeme text COLLATE "C" NOT NULL, '
     "data bytea STORAGE EXTERNAL NOT NULL, PRIMARY KEY (gen, lexeme))",
-    "CREATE TABLE IF NOT EXISTS memtui.packed (gen bigint PRIMARY KEY, upto bigint NOT NULL, dead bytea NOT NULL)",
+    "CREATE TABLE IF NOT EXISTS memtui.packed (gen bigint PRIMARY KEY, upto bigint NOT NULL, dead bytea NOT NULL, "
+    "base bigint)",
     "CREATE TABLE IF NOT EXISTS memtui.cache (index_id integer NOT NULL, provider text NOT NULL, "
     "model text NOT NULL, provider_key text NOT NULL, hash text NOT NULL, embedding text NOT NULL, dims integer, "
     "updated_at bigint NOT NULL, PRIMARY KEY (index_id, provider, model, provider_key, hash))",
