@@ -2,8 +2,9 @@
 
 A fleet search of a long query touches a million postings or more; read as rows, each costs the server about
 a microsecond, and MaxScore prunes little when the query's words are spread evenly over every agent. Packed, a
-term's postings in a generation are one `bytea` of 16-byte records (seq, tf, length; big-endian, as `int8send` and
-`int4send` write them) that the server hands over without looking inside, and numpy scores them all.
+term's postings in a generation are one `bytea` of 8-byte records (seq above the generation's base, tf, length;
+big-endian, as `int4send` and `int2send` write them; 16 bytes when a generation's do not fit) that the server hands
+over without looking inside, and numpy scores them all.
 
 `memtui.packs` holds the postings of a generation's chunks up to `memtui.packed.upto` (a seq: chunk numbers
 only grow, and one writer at a time writes a generation, so every later chunk is above it); the chunks deleted
