@@ -171,3 +171,20 @@ def test_a_generation_too_large_for_narrow_postings_is_packed_wide(
         same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
         same_as_every_posting(conn, LIVE, stemmed(vocabulary)[:20], 5)
         packs.repack(conn, stores[0]._write_gen())
+
+
+@pytest.mark.parametrize("floor", [0.5, 2.0, 50.0])
+def test_terms_left_out_widen_the_candidates_or_are_read_after_all(
+        fleet: tuple[str, list[PostgresStore], list[str]], monkeypatch: pytest.MonkeyPatch, floor: float) -> None:
+    """The common terms left out of the choice (here every term whose IDF is at most `floor`, so that many are) can
+    lift a chunk by at most what the candidates are widened by; when that could let in a chunk holding only them,
+    every term is read: the same answers either way."""
+    url, _, vocabulary = fleet
+    monkeypatch.setattr(packs, "_FLOOR", floor)
+    reads: list[int] = []
+    packed = packs._packed
+    monkeypatch.setattr(packs, "_packed", lambda conn, lexemes, scope: reads.append(len(lexemes)) or packed(
+        conn, lexemes, scope))
+    with psycopg.connect(url, autocommit=True) as conn:
+        same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
+    assert len(reads) > len(stemmed(vocabulary))  # some queries read every term after all

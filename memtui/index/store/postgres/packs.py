@@ -115,13 +115,11 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
     faint = {lexeme for lexeme, value in strongest.items() if value <= _FLOOR}
     slack = sum(_FLOOR * (K1 + 1.0) for lexeme in lexemes if lexeme in faint)
     scored = _scores(_packed(conn, set(strongest) - faint, scope), lexemes, weights)
-    if faint and len(scored.seq) < limit:
+    floor = scored.floor(limit, slack)
+    if faint and floor <= 0.0:  # a chunk holding only the left-out terms could rank
         scored = _scores(_packed(conn, set(strongest), scope), lexemes, weights)
-        slack = 0.0
-    seqs = scored.seq
-    if len(seqs) > limit:
-        kth = float(np.partition(scored.score, len(seqs) - limit)[len(seqs) - limit])
-        seqs = seqs[scored.score >= kth - slack - _MARGIN * max(1.0, abs(kth))]
+        floor = scored.floor(limit, 0.0)
+    seqs = scored.seq[scored.score >= floor]
     gens = scored.gens_of(seqs)
     # the candidates' generations' IDF rows as the first query read them (binary: the same doubles)
     chosen = set(gens.tolist())
@@ -217,6 +215,14 @@ class _Scored:
     postings: np.ndarray
     ends: np.ndarray
     gens: np.ndarray
+
+    def floor(self, limit: int, slack: float) -> float:
+        """The least score a chunk may have and still be among the best `limit` (0 when fewer hold a term): the
+        `limit`-th score, lowered by `slack` (what the terms left out can add) and the rounding margin."""
+        if len(self.score) < limit:
+            return 0.0
+        kth = float(np.partition(self.score, len(self.score) - limit)[len(self.score) - limit])
+        return kth - slack - _MARGIN * max(1.0, abs(kth))
 
     def gens_of(self, chunks: np.ndarray) -> np.ndarray:
         """The generation of each of `chunks` (ascending seqs of `seq`): that of a packed row holding it."""
