@@ -15,7 +15,7 @@ from typing import Any
 
 from memtui.errors import ReadOnlyError, StoreError
 from memtui.index.annotations import RecallMetadata
-from memtui.index.store.postgres import packs
+from memtui.index.store.postgres.packs import PACK_SHARE_DONE, PACK_SHARE_WRITING, mark_dead, settle
 from memtui.index.store.postgres.reads import PostgresReads
 from memtui.index.store.postgres.schema import LOCK_SPACE, SYNC_LOCK_SPACE, connect
 from memtui.index.store.schema import META_KEY, ChunkRow
@@ -75,7 +75,7 @@ class PostgresWrites(PostgresReads):
                 self.conn.execute("SELECT pg_advisory_xact_lock(%s, %s)", self._lock_key())
                 gen = self._write_gen()
                 yield gen
-                packs.settle(self.conn, gen, packs.PACK_SHARE_DONE)
+                settle(self.conn, gen, PACK_SHARE_DONE)
                 self._sign()
 
     def _sign(self) -> None:
@@ -104,7 +104,7 @@ class PostgresWrites(PostgresReads):
                 try:
                     yield
                 finally:
-                    self._end_batch(packs.PACK_SHARE_DONE)
+                    self._end_batch(PACK_SHARE_DONE)
             finally:
                 self.conn.execute("SELECT pg_advisory_unlock(%s, %s)", self._lock_key())
 
@@ -120,7 +120,7 @@ class PostgresWrites(PostgresReads):
             return
         try:
             self._send_pending()
-            packs.settle(self.conn, batch.gen, share)
+            settle(self.conn, batch.gen, share)
             self._sign()
         except BaseException as exc:
             self._batch = None
@@ -133,7 +133,7 @@ class PostgresWrites(PostgresReads):
         """Commit what the current batch has written (before slow work such as embedding)."""
         with self.lock:
             if self._batch is not None:
-                self._end_batch(packs.PACK_SHARE_WRITING)
+                self._end_batch(PACK_SHARE_WRITING)
                 self._begin_batch()
 
     @contextlib.contextmanager
@@ -264,7 +264,7 @@ class PostgresWrites(PostgresReads):
             for table in ("vectors", "chunk_recall"):
                 self.conn.execute(f"DELETE FROM memtui.{table} WHERE gen = %s AND seq = ANY(%s)",
                                   (gen, [seq for seq, _ in gone]))
-            packs.mark_dead(self.conn, gen, [seq for seq, _ in gone])
+            mark_dead(self.conn, gen, [seq for seq, _ in gone])
             lexemes = Counter(row[0] for row in self.conn.execute(
                 "DELETE FROM memtui.postings WHERE gen = %s AND seq = ANY(%s) RETURNING lexeme",
                 (gen, [seq for seq, _ in gone])))
