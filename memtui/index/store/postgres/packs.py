@@ -119,7 +119,7 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
     if faint and floor <= 0.0:  # a chunk holding only the left-out terms could rank
         scored = _scores(_packed(conn, set(strongest), scope), lexemes, weights)
         floor = scored.floor(limit, 0.0)
-    seqs = scored.seq[scored.score >= floor]
+    seqs = scored.chosen(floor)
     gens = scored.gens_of(seqs)
     # the candidates' generations' IDF rows as the first query read them (binary: the same doubles)
     chosen = set(gens.tolist())
@@ -172,12 +172,12 @@ def _scores(rows: Sequence[tuple[Any, ...]], lexemes: Sequence[str],
     sizes = [len(row[2]) // _NARROW.itemsize for row in narrow] + [len(row[2]) // _WIDE.itemsize for row in wide]
     small = np.frombuffer(b"".join(row[2] for row in narrow), _NARROW)
     large = np.frombuffer(b"".join(row[2] for row in wide), _WIDE)
-    seq = np.concatenate([small["seq"].astype(np.int64) + np.repeat(np.asarray([int(row[3]) for row in narrow],
-                                                                               dtype=np.int64), sizes[:len(narrow)]),
-                          large["seq"].astype(np.int64)])
-    tf = np.concatenate([small["tf"].astype(np.float64), large["tf"].astype(np.float64)])
+    seq = _joined(small["seq"].astype(np.int64) + np.repeat(np.asarray([int(row[3]) for row in narrow],
+                                                                       dtype=np.int64), sizes[:len(narrow)]),
+                  large["seq"].astype(np.int64))
+    tf = _joined(small["tf"].astype(np.float64), large["tf"].astype(np.float64))
     # (1 - b + b·D/avgdl) with one average length for all (the fleet's) or each generation's
-    norm = np.concatenate([small["length"].astype(np.float64), large["length"].astype(np.float64)])
+    norm = _joined(small["length"].astype(np.float64), large["length"].astype(np.float64))
     norm *= B / avgdls[0] if len(set(avgdls)) == 1 else B / np.repeat(avgdls, sizes)
     norm += 1.0 - B
     norm *= K1
@@ -190,28 +190,31 @@ def _scores(rows: Sequence[tuple[Any, ...]], lexemes: Sequence[str],
     if dead:
         live = ~np.isin(seq, np.frombuffer(b"".join(dead), ">i8").astype(np.int64))
         seq, weight, ends = seq[live], weight[live], np.cumsum(live)[ends - 1] if len(ends) else ends
+    gens_read = np.asarray(gens, dtype=np.int64)
     if not len(seq):
-        return _Scored(seq, np.zeros(0), seq, np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        return _Scored(np.zeros(0), None, 0, seq, ends, gens_read)
     low = int(seq.min())
     span = int(seq.max()) - low + 1
     if span <= _DENSE * len(seq):
-        totals = np.bincount(seq - low, weights=weight, minlength=span)
-        chunk = np.flatnonzero(totals)  # every weight is positive (an IDF is at least 1e-6)
-        score = totals[chunk]
-        chunk += low
-    else:
-        chunk, where = np.unique(seq, return_inverse=True)
-        score = np.bincount(where, weights=weight, minlength=len(chunk))
-    return _Scored(chunk, score, seq, ends, np.asarray(gens, dtype=np.int64))
+        return _Scored(np.bincount(seq - low, weights=weight, minlength=span), None, low, seq, ends, gens_read)
+    chunk, where = np.unique(seq, return_inverse=True)
+    return _Scored(np.bincount(where, weights=weight, minlength=len(chunk)), chunk, 0, seq, ends, gens_read)
+
+
+def _joined(first: np.ndarray, second: np.ndarray) -> np.ndarray:
+    """`first` then `second`, copied only when both hold something."""
+    return first if not len(second) else second if not len(first) else np.concatenate([first, second])
 
 
 @dataclass(frozen=True)
 class _Scored:
-    """The chunks holding a query term (`seq`, ascending) and their scores, and the postings read (`postings`, the
-    rows of `gens` ending at `ends`), which tell a chunk's generation."""
+    """The score of each chunk holding a query term: `score[i]` that of chunk `seqs[i]`, or with `seqs` None of
+    chunk `low + i` (0 where no term is held: every weight is positive, an IDF being at least 1e-6); and the
+    postings read (`postings`, the rows of `gens` ending at `ends`), which tell a chunk's generation."""
 
-    seq: np.ndarray
     score: np.ndarray
+    seqs: np.ndarray | None
+    low: int
     postings: np.ndarray
     ends: np.ndarray
     gens: np.ndarray
@@ -219,13 +222,19 @@ class _Scored:
     def floor(self, limit: int, slack: float) -> float:
         """The least score a chunk may have and still be among the best `limit` (0 when fewer hold a term): the
         `limit`-th score, lowered by `slack` (what the terms left out can add) and the rounding margin."""
-        if len(self.score) < limit:
+        if np.count_nonzero(self.score) < limit:
             return 0.0
         kth = float(np.partition(self.score, len(self.score) - limit)[len(self.score) - limit])
         return kth - slack - _MARGIN * max(1.0, abs(kth))
 
+    def chosen(self, floor: float) -> np.ndarray:
+        """The chunks holding a term scored `floor` or more, by ascending seq."""
+        slots = np.flatnonzero(self.score >= floor) if floor > 0.0 else np.flatnonzero(self.score)
+        return slots + self.low if self.seqs is None else self.seqs[slots]
+
     def gens_of(self, chunks: np.ndarray) -> np.ndarray:
-        """The generation of each of `chunks` (ascending seqs of `seq`): that of a packed row holding it."""
+        """The generation of each of `chunks` (ascending seqs of chunks holding a term): that of a packed row
+        holding it."""
         at = np.zeros(len(chunks), dtype=np.int64)
         if len(chunks):
             where = np.flatnonzero(np.isin(self.postings, chunks))
