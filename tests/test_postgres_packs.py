@@ -188,3 +188,32 @@ def test_terms_left_out_widen_the_candidates_or_are_read_after_all(
     with psycopg.connect(url, autocommit=True) as conn:
         same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
     assert len(reads) > len(stemmed(vocabulary))  # some queries read every term after all
+
+
+def test_a_user_who_may_not_create_the_new_tables_is_told_what_to_do(
+        fleet: tuple[str, list[PostgresStore], list[str]]) -> None:
+    """A read-only database user meeting a database an older memtui wrote gets a StoreError saying who must
+    connect first, not a traceback; once the owner has connected, the user reads the fleet."""
+    from memtui.errors import StoreError
+    from memtui.index.store.postgres.schema import connect
+
+    _, _, vocabulary = fleet
+    url = fresh_database()
+    write_agent(url, "older", 300, vocabulary).close()
+    reader_url = url.replace("postgres@", "memtui_reader@")
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("DROP TABLE memtui.packs, memtui.packed")
+        if not conn.execute("SELECT 1 FROM pg_roles WHERE rolname = 'memtui_reader'").fetchone():
+            conn.execute("CREATE ROLE memtui_reader LOGIN")
+        conn.execute("GRANT USAGE ON SCHEMA memtui TO memtui_reader")
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA memtui TO memtui_reader")
+    with pytest.raises(StoreError) as raised:
+        connect(reader_url)
+    assert "lacks memtui.packs, memtui.packed" in raised.value.message
+    assert "as a user that may create tables in schema memtui" in (raised.value.hint or "")
+    connect(url)[0].close()  # the owner adds them
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("GRANT SELECT ON ALL TABLES IN SCHEMA memtui TO memtui_reader")
+    conn, _ = connect(reader_url)
+    with conn, maxscore.snapshot(conn):
+        assert len(packs.packed_top(conn, [vocabulary[5]], POOLED, 5)) == 5

@@ -161,11 +161,19 @@ def _add_tables(conn: Any) -> None:
     """The tables added to version 3 after it was first released, where missing: the recall metadata (empty: the
     next sync of a 2026.9 agent rebuilds its index, whose meta lacks `provenanceVersion`) and the packed postings
     (empty: a fleet search reads every generation's postings as its tail until the next write packs it)."""
+    import psycopg
+
     missing = [row[0] for row in conn.execute("SELECT n FROM unnest(%s::text[]) AS t(n) WHERE to_regclass(n) IS NULL",
                                               (list(_ADDED),))]
-    for statement in _DDL:
-        if any(f"TABLE IF NOT EXISTS {name} " in statement for name in missing):
-            conn.execute(statement)
+    try:
+        for statement in _DDL:
+            if any(f"TABLE IF NOT EXISTS {name} " in statement for name in missing):
+                conn.execute(statement)
+    except psycopg.errors.InsufficientPrivilege:
+        raise StoreError(f"the memtui schema in this database lacks {', '.join(missing)}, which this memtui adds, "
+                         "and this database user may not create them", "run any memtui command once as a user "
+                         "that may create tables in schema memtui (its owner), then connect as this one again") \
+            from None
 
 
 def _upgrade_from_2(conn: Any) -> None:
