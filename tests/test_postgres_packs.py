@@ -5,7 +5,10 @@ the writer repacks, and on a database an older memtui wrote, which `memtui fleet
 
 from __future__ import annotations
 
+import json
 import random
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -119,7 +122,7 @@ def test_edits_and_deletions_are_read_until_the_writer_repacks(
 
 
 def test_an_older_database_is_read_unpacked_until_fleet_index_packs_it(
-        fleet: tuple[str, list[PostgresStore], list[str]]) -> None:
+        fleet: tuple[str, list[PostgresStore], list[str]], tmp_path: Path) -> None:
     _, _, vocabulary = fleet
     url = fresh_database()
     stores = [write_agent(url, f"old{n}", 400, vocabulary) for n in range(2)]
@@ -134,7 +137,17 @@ def test_an_older_database_is_read_unpacked_until_fleet_index_packs_it(
             assert conn.execute("SELECT count(*) FROM memtui.packs").fetchone()[0] == 0  # the tables are back, empty
             assert state(conn, reopened) == (400, 0, 400)
             same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)  # every posting read as the tail
-            assert packs.pack_fleet(conn) == 2
+            config = tmp_path / "openclaw.json"
+            config.write_text(json.dumps({"agents": {"defaults": {"memorySearch": {"store": {
+                "driver": "postgres", "url": url}}}}}), encoding="utf-8")
+            command = [sys.executable, "-m", "memtui", "--state-dir", str(tmp_path / "state"), "--config", str(config),
+                       "--agent", "admin", "--workspace", str(tmp_path), "fleet-index"]
+            done = subprocess.run([*command, "--json"], capture_output=True, text=True, timeout=120, check=True)
+            assert json.loads(done.stdout) == {"packed": 2, "packSeconds": json.loads(done.stdout)["packSeconds"],
+                                               "dims": None, "built": False, "seconds": None}
+            again = subprocess.run(command, capture_output=True, text=True, timeout=120, check=True).stdout
+            assert again.splitlines() == ["Every agent's postings were packed already.",
+                                          "No agent in the database has vectors yet: no vector index to build."]
             assert packs.pack_fleet(conn) == 0  # nothing stale left
             assert state(conn, reopened) == (0, 0, 400)
             same_as_every_posting(conn, POOLED, stemmed(vocabulary), 10)
