@@ -323,15 +323,15 @@ def fleet_searches(url: str, settings: MemorySearchSettings, queries: list[tuple
     top-10 lists the two share."""
     import psycopg
 
-    with psycopg.connect(url, autocommit=True) as conn:
+    with psycopg.connect(url, autocommit=True) as conn, psycopg.connect(url, autocommit=True) as side:
         texts = [" ".join(build_or_query(text).terms[:words]) if words else text for _, text in queries]
         options = SearchOptions(max_results=10, min_score=0.0)
 
         def runner(exact: bool) -> Callable[[str], Any]:
-            def search(text: str) -> Any:
+            def search(text: str) -> Any:  # as `memtui search --fleet`: vectors on a second connection
                 vector = provider.embed_query(text) if provider is not None else None
                 return search_fleet(conn, None, text, provider=provider, settings=settings, options=options,
-                                    query_vector=vector, exact=exact)
+                                    query_vector=vector, exact=exact, side=lambda: side)
             return search
         out: dict[str, Any] = {"keywords": words or "all"}
         answers: dict[str, list[Any]] = {}

@@ -246,3 +246,39 @@ def test_without_pgvector_the_fleet_is_searched_by_keywords(two_agents: dict[str
     assert found.response.mode == "fts-only" and found.agents_with_vectors == 0
     assert found.vectors() == "no query vector (pgvector is not available)"
     assert {h.agent for h in found.hits} == {"alpha", "beta"}
+
+
+@pytest.mark.parametrize("approximate", [False, True])
+def test_vectors_compared_on_a_second_connection_answer_the_same(two_agents: dict[str, AgentEnv],
+                                                                 approximate: bool) -> None:
+    """A fleet search compares the vectors on a second connection, in its own snapshot, while it ranks the
+    keywords: the same hits and scores as on one connection; a second connection that fails leaves the search to
+    the first."""
+    alpha = two_agents["alpha"]
+    url = alpha.settings.store.url or ""
+    conn, side = connect(url)[0], connect(url)[0]
+    if approximate:
+        build_ann(conn, DIMS, "64MB")
+    opened: list[str] = []
+
+    def second() -> Any:
+        opened.append("side")
+        return side
+
+    def broken() -> Any:
+        raise OSError("no second connection")
+
+    def search(query: str, provider_side: Any) -> list[tuple[Any, ...]]:
+        provider = HashedProvider()
+        found = fleet.search_fleet(conn, None, query, provider=provider, settings=alpha.settings,
+                                   options=SearchOptions(min_score=0.0), query_vector=provider.embed_query(query),
+                                   now=NOW, side=provider_side)
+        assert found.approximate == approximate
+        return [(h.agent, h.path, h.start_line, h.score, h.candidate.vector_rank, h.candidate.text_rank)
+                for h in found.hits]
+
+    with conn, side:
+        for query in QUERIES:
+            alone = search(query, None)
+            assert search(query, second) == alone and search(query, broken) == alone, query
+    assert len(opened) == len(QUERIES)

@@ -1,6 +1,7 @@
 """The fleet of a PostgreSQL store for readers above the store (`memtui status --fleet`, `search --fleet`, the
 TUI's fleet view): every agent's index, any agent's files and chunks, and fleet searches, on one connection
-opened on first use and shared by threads one statement at a time (`memtui.index.store.postgres.fleet` holds the
+opened on first use and shared by threads one statement at a time (and a second one a fleet search compares
+vectors on meanwhile) (`memtui.index.store.postgres.fleet` holds the
 SQL, `memtui.search.fleet` the search)."""
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ class FleetReader:
         self.server = describe(url)
         self._lock = threading.Lock()
         self._conn: Any = None
+        self._side_lock = threading.Lock()
+        self._side: Any = None
         self.vector_error: str | None = None
 
     def read(self, query: Callable[[Any], T]) -> T:
@@ -33,6 +36,14 @@ class FleetReader:
             if self._conn is None or self._conn.closed:
                 self._conn, self.vector_error = connect(self.url)
             return query(self._conn)
+
+    def side(self) -> Any:
+        """A second connection (opened on first use), on which a fleet search compares vectors while it ranks
+        keywords on the first."""
+        with self._side_lock:
+            if self._side is None or self._side.closed:
+                self._side = connect(self.url)[0]
+            return self._side
 
     def indexes(self) -> list[dict[str, Any]]:
         """Every (agent, workspace) index, as `memtui status --fleet --json` lists them."""
@@ -52,3 +63,7 @@ class FleetReader:
             if self._conn is not None:
                 self._conn.close()
                 self._conn = None
+        with self._side_lock:
+            if self._side is not None:
+                self._side.close()
+                self._side = None

@@ -5,7 +5,7 @@ candidate, so scores compare across agents (one agent alone in the database gets
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -80,12 +80,15 @@ class _FleetSearcher(Searcher):
 
 def search_fleet(conn: Any, vector_error: str | None, query: str, *, provider: EmbeddingProvider | None,
                  settings: MemorySearchSettings, options: SearchOptions, query_vector: Sequence[float] | None,
-                 skipped: str | None = None, exact: bool = False, now: datetime | None = None) -> FleetResponse:
+                 skipped: str | None = None, exact: bool = False, now: datetime | None = None,
+                 side: Callable[[], Any] | None = None) -> FleetResponse:
     """Search every live index of the database on `conn` with the memtui profile: hybrid when `query_vector` is
     `provider`'s embedding of `query`, else keywords only (`skipped`: why the query has no vector); `exact`: never
-    through the fleet's hnsw index."""
+    through the fleet's hnsw index; `side`: a second connection (opened when asked) on which the vectors are
+    compared while the keywords are ranked."""
     model = provider.model if provider is not None else None
-    reads = FleetReads(conn, PorterTokenizer(), model, vector_error, exact=exact)
+    reads = FleetReads(conn, PorterTokenizer(), model, vector_error, exact=exact, side=side,
+                       query_vector=query_vector)
     with reads.reading():
         if vector_error is not None and provider is not None:  # no pgvector: no vector side (see FleetReads)
             query_vector, skipped = None, vector_error
@@ -111,4 +114,4 @@ def fleet_search(reader: FleetReader, query: str, *, provider: EmbeddingProvider
     options = SearchOptions(max_results=max_results, min_score=min_score)
     return reader.read(lambda conn: search_fleet(conn, reader.vector_error, query, provider=provider,
                                                  settings=settings, options=options, query_vector=vector,
-                                                 skipped=skipped, exact=exact, now=now))
+                                                 skipped=skipped, exact=exact, now=now, side=reader.side))

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import math
-from collections.abc import Iterator, Sequence
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from memtui.errors import StoreError
@@ -65,8 +66,12 @@ class FleetReads(SqlSearch):
     fts_tokenizer = "porter"
 
     def __init__(self, conn: Any, tokenizer: Tokenizer, model: str | None, vector_error: str | None, *,
-                 exact: bool = False) -> None:
+                 exact: bool = False, side: Callable[[], Any] | None = None,
+                 query_vector: Sequence[float] | None = None) -> None:
         self.conn = conn
+        self._side = side
+        self._query_vector = list(query_vector) if query_vector is not None else None
+        self._early: _Early | None = None
         self.exact = exact
         self.tokenizer = tokenizer
         self.model = model
@@ -84,7 +89,12 @@ class FleetReads(SqlSearch):
         """One consistent view of the fleet for the statements of one search."""
         with snapshot(self.conn):
             self._load()
-            yield
+            try:
+                yield
+            finally:
+                if self._early is not None:
+                    self._early.rows()
+                    self._early = None
 
     def _load(self) -> None:
         """Every live generation's agent and workspace; which hold chunks of the query's model, and which of those
@@ -177,6 +187,7 @@ class FleetReads(SqlSearch):
         """Every agent's chunks ranked by BM25 with the fleet's statistics, as if one index held them all (all
         their models and sources: each agent's index holds what its own config chose): the postings read packed
         (`packs`), a query with a phrase of several terms by MaxScore over the postings rows."""
+        self._start_vectors(limit)
         phrases = [p for p in match_phrases(match, tokens, self.tokenizer.term) if p]
         if phrases and limit > 0 and all(len(phrase) == 1 for phrase in phrases):
             rows = packed_top(self.conn, [phrase[0] for phrase in phrases], FLEET, limit)
@@ -193,23 +204,14 @@ class FleetReads(SqlSearch):
     def vector_knn(self, query: Sequence[float], limit: int, *, model: str, sources: Sequence[str] | None,
                    skipped: list[str] | None = None) -> list[tuple[ChunkRow, float]]:
         """The `limit` nearest chunks of the query's model across the fleet: approximate when `fleet_ann` built an
-        index for its dimension (hnsw, widened past chunks of other models), else exact."""
-        if not self._gens_of_model or self._dims != len(query) or model != self.model:
+        index for its dimension (hnsw, widened past chunks of other models), else exact; read on the side
+        connection while the keywords were ranked, when the keyword side started it for this query."""
+        if not self._can_compare(query, model):
             return []
-        distance = f"v.vec::vector({self._dims}) <=> %(q)s::vector({self._dims})" if self._ann else \
-            "v.vec <=> %(q)s::vector"
-        where = "v.gen = ANY(%(gens)s) AND (v.gen <> ALL(%(mixed)s) OR EXISTS (SELECT 1 FROM memtui.chunks c WHERE " \
-                "c.gen = v.gen AND c.seq = v.seq AND c.model = %(model)s))"
-        if self._ann:
-            where += f" AND vector_dims(v.vec) = {self._dims}"
-            self.conn.execute("SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', "
-                              "'relaxed_order', true)", (str(max(ANN_SEARCH_WIDTH, limit)),))
-        rows = self.conn.execute(
-            f"SELECT {_ROW}, n.d FROM (SELECT v.gen, v.seq, {distance} AS d FROM memtui.vectors v WHERE {where} "
-            f"ORDER BY {distance} LIMIT %(limit)s) n JOIN memtui.chunks c ON c.gen = n.gen AND c.seq = n.seq "
-            "ORDER BY n.d, n.gen, n.seq",
-            {"q": vector_text(query), "gens": self._gens_of_model, "mixed": self._mixed, "model": model,
-             "limit": limit}).fetchall()
+        early, self._early = self._early, None
+        rows = early.rows() if early is not None and early.wanted == (list(query), limit, model) else None
+        if rows is None:
+            rows = self._nearest(self.conn, query, limit, model)
         found = []
         for row in rows:
             if row[8] is None or math.isnan(row[8]):  # a zero vector
@@ -218,6 +220,36 @@ class FleetReads(SqlSearch):
             else:
                 found.append((self._row(row[:8]), 1.0 - float(row[8])))
         return found
+
+    def _can_compare(self, query: Sequence[float], model: str) -> bool:
+        return bool(self._gens_of_model) and self._dims == len(query) and model == self.model
+
+    def _start_vectors(self, limit: int) -> None:
+        """Start the vector side of this search (its query vector, `limit` nearest) on the side connection, in the
+        same snapshot, to run while the keywords are ranked on this one."""
+        query = self._query_vector
+        if self._side is None or query is None or self._early is not None or self.model is None or \
+                self._vector_error is not None or not self._can_compare(query, self.model):
+            return
+        exported = self.conn.execute("SELECT pg_export_snapshot()").fetchone()[0]
+        self._early = _Early((query, limit, self.model), self._side, exported, self._nearest)
+
+    def _nearest(self, conn: Any, query: Sequence[float], limit: int, model: str) -> list[tuple[Any, ...]]:
+        """The rows of the `limit` nearest chunks (`_ROW` and the distance), read on `conn`."""
+        distance = f"v.vec::vector({self._dims}) <=> %(q)s::vector({self._dims})" if self._ann else \
+            "v.vec <=> %(q)s::vector"
+        where = "v.gen = ANY(%(gens)s) AND (v.gen <> ALL(%(mixed)s) OR EXISTS (SELECT 1 FROM memtui.chunks c WHERE " \
+                "c.gen = v.gen AND c.seq = v.seq AND c.model = %(model)s))"
+        if self._ann:
+            where += f" AND vector_dims(v.vec) = {self._dims}"
+            conn.execute("SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.iterative_scan', "
+                         "'relaxed_order', true)", (str(max(ANN_SEARCH_WIDTH, limit)),))
+        return conn.execute(
+            f"SELECT {_ROW}, n.d FROM (SELECT v.gen, v.seq, {distance} AS d FROM memtui.vectors v WHERE {where} "
+            f"ORDER BY {distance} LIMIT %(limit)s) n JOIN memtui.chunks c ON c.gen = n.gen AND c.seq = n.seq "
+            "ORDER BY n.d, n.gen, n.seq",
+            {"q": vector_text(query), "gens": self._gens_of_model, "mixed": self._mixed, "model": model,
+             "limit": limit}).fetchall()
 
     def vector_blobs_for(self, ids: Sequence[str]) -> dict[str, bytes]:
         """Fleet id → float32 little-endian vector, for chunks of the query's model and dimension only."""
@@ -253,3 +285,34 @@ class FleetReads(SqlSearch):
         name = fleet_id(int(row[0]), row[1])
         self._files[name] = (int(row[0]), row[2])
         return chunk_row((name, *row[2:8]))
+
+
+class _Early:
+    """A vector query run in a thread on a second connection, in the snapshot `exported` from the search's own
+    transaction (so it reads what the keyword side reads); `wanted`: its (query, limit, model)."""
+
+    def __init__(self, wanted: tuple[list[float], int, str], side: Callable[[], Any], exported: str,
+                 nearest: Callable[[Any, Sequence[float], int, str], list[tuple[Any, ...]]]) -> None:
+        self.wanted = wanted
+        self._result: list[tuple[Any, ...]] | None = None
+        self._thread = threading.Thread(target=self._run, args=(side, exported, nearest), daemon=True)
+        self._thread.start()
+
+    def _run(self, side: Callable[[], Any], exported: str,
+             nearest: Callable[[Any, Sequence[float], int, str], list[tuple[Any, ...]]]) -> None:
+        from psycopg import sql
+
+        try:
+            conn = side()
+            with conn.transaction():
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                conn.execute(sql.SQL("SET TRANSACTION SNAPSHOT {}").format(sql.Literal(exported)))
+                query, limit, model = self.wanted
+                self._result = nearest(conn, query, limit, model)
+        except Exception:  # the search reads them on its own connection instead
+            self._result = None
+
+    def rows(self) -> list[tuple[Any, ...]] | None:
+        """The rows, once the thread is done (None if it failed)."""
+        self._thread.join()
+        return self._result
