@@ -6,7 +6,8 @@ A chunk is named `<generation>:<chunk id>` (ids repeat across agents: the same f
 (the fleet as one corpus: a small agent's rare word weighs what it weighs in the fleet), whatever model embedded
 them; vectors are compared only with the chunks of the query's model and dimension (another
 model's cosines mean nothing): exactly, or through the approximate index `fleet_ann` builds for that dimension.
-Searches run inside `reading()`: one snapshot, so a generation flipped meanwhile is not half seen.
+Searches run inside `reading()`: one snapshot, so a generation flipped meanwhile is not half seen. Given a second
+connection, the vector side runs on it in that same snapshot (exported, imported) while the keywords are ranked.
 """
 
 from __future__ import annotations
