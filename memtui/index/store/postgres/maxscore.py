@@ -24,6 +24,7 @@ from typing import Any
 from memtui.index.store.postgres.bm25 import (
     BM25_WEIGHT,
     K1,
+    SEEK,
     B,
     Scope,
     idf_columns,
@@ -51,10 +52,6 @@ _SLACK = 1e-9
 # A posting looked up by key costs about this many postings read in key order (measured at a million chunks:
 # 1.2 µs against 0.3 µs with the hashing).
 SEEK_COST = 4
-# One term's posting in one chunk `b`, looked up by its key. OFFSET 0 keeps the planner from flattening it into a
-# join that reads the term's every posting for each chunk (it did: 1 s for 1,900 chunks at a million).
-_SEEK = ("(SELECT p.tf, p.length FROM memtui.postings p WHERE p.gen = b.gen AND p.lexeme = idf.lexeme AND "
-         "p.seq = b.seq OFFSET 0)")
 
 
 @contextlib.contextmanager
@@ -164,7 +161,7 @@ def _probe_sql(singles: dict[int, str], probed: set[int], scope: Scope, limit: i
         "p.seq, p.tf, p.length FROM memtui.postings p WHERE p.gen = idf.gen AND p.lexeme = idf.lexeme LIMIT "
         "%(ms_cap)s) h WHERE idf.i = ANY(%(ms_probed)s) GROUP BY idf.gen, h.seq), "
         "best AS MATERIALIZED (SELECT gen, seq FROM part ORDER BY score DESC LIMIT %(limit)s) "
-        f"SELECT sum({BM25_WEIGHT}) FROM best b JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h "
+        f"SELECT sum({BM25_WEIGHT}) FROM best b JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL {SEEK} h "
         "GROUP BY b.gen, b.seq"
     )
     return sql, {**_params(singles, limit), "ms_probed": sorted(probed), "ms_cap": PROBE_CAP}
@@ -217,7 +214,7 @@ def _pruned_sql(singles: dict[int, str], multis: dict[int, Sequence[str]], terms
         ctes.append(_stage_cte(stage, previous, merge=stage == 1 and scanned < (SEEK_COST - 1) * read))
         previous = f"b{stage}"
     weights = f"SELECT b.gen, b.seq, idf.i, {BM25_WEIGHT} AS w, true AS kept FROM {previous} b JOIN idf ON " \
-              f"idf.gen = b.gen CROSS JOIN LATERAL {_SEEK} h"
+              f"idf.gen = b.gen CROSS JOIN LATERAL {SEEK} h"
     if multis:  # the candidates' phrase weights summed in by grouping with every match (not by a join: see phw)
         weights += f" UNION ALL SELECT gen, seq, -1, NULL, true FROM {previous} UNION ALL SELECT gen, seq, i, w, " \
                    "false FROM phw"
@@ -244,5 +241,5 @@ def _stage_cte(stage: int, previous: str, *, merge: bool) -> str:
                 "max(u.bound) >= %(ms_threshold)s)")
     gained = f"coalesce({BM25_WEIGHT}, 0::float8)"
     return (f"b{stage} AS MATERIALIZED (SELECT b.gen, b.seq, b.score + {gained} AS score FROM {previous} b JOIN "
-            f"t{stage} idf ON idf.gen = b.gen LEFT JOIN LATERAL {_SEEK} h ON true WHERE b.score + {gained} + "
+            f"t{stage} idf ON idf.gen = b.gen LEFT JOIN LATERAL {SEEK} h ON true WHERE b.score + {gained} + "
             "idf.bound >= %(ms_threshold)s)")

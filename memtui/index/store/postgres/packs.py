@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from memtui.index.store.postgres.bm25 import BM25_WEIGHT, K1, B, Scope, ranked_rows, term_idf
+from memtui.index.store.postgres.bm25 import BM25_WEIGHT, K1, SEEK, B, Scope, ranked_rows, term_idf
 from memtui.index.store.postgres.schema import LOCK_SPACE
 
 # A generation is repacked when its tail and dead chunks outnumber this many and this share of its packed ones:
@@ -104,7 +104,7 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
     """The rows `bm25.keyword_sql` ranks for the OR of single-term phrases `lexemes` over `scope`, unfiltered:
     the postings of the terms read packed, the candidates chosen with numpy, scored by the server. A term that half
     the chunks or more hold (FTS5's IDF is then 1e-6) is left out of the choice, and the candidates are widened by
-    the most it can add, unless fewer than `limit` chunks hold another term."""
+    the most it can add, unless a chunk holding only such terms could rank; then every term is read."""
     params: dict[str, Any] = {"q_i": list(range(len(lexemes))), "q_lexeme": list(lexemes)}
     weights: dict[tuple[int, int], tuple[float, float]] = {}
     strongest: dict[str, float] = {}
@@ -128,8 +128,7 @@ def packed_top(conn: Any, lexemes: Sequence[str], scope: Scope, limit: int) -> l
         "WITH idf AS (SELECT * FROM unnest(%(f_gen)s::bigint[], %(f_i)s::int[], %(f_lexeme)s::text[], "
         "%(f_value)s::float8[], %(f_avgdl)s::float8[]) AS idf(gen, i, lexeme, value, avgdl)), scored AS (SELECT "
         f"b.gen, b.seq, sum({BM25_WEIGHT} ORDER BY idf.i) AS score FROM unnest(%(pk_gen)s::bigint[], "
-        "%(pk_seq)s::bigint[]) AS b(gen, seq) JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL (SELECT p.tf, p.length "
-        "FROM memtui.postings p WHERE p.gen = b.gen AND p.lexeme = idf.lexeme AND p.seq = b.seq OFFSET 0) h GROUP BY "
+        f"%(pk_seq)s::bigint[]) AS b(gen, seq) JOIN idf ON idf.gen = b.gen CROSS JOIN LATERAL {SEEK} h GROUP BY "
         f"b.gen, b.seq) {ranked_rows('')}",
         {"f_gen": [row[0] for row in held], "f_i": [row[1] for row in held],
          "f_lexeme": [lexemes[row[1]] for row in held], "f_value": [row[2] for row in held],
